@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"sync"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/flagpole/flagpole/config"
+	"github.com/flagpole/flagpole/httpapi"
+	"github.com/flagpole/flagpole/loader"
+	"github.com/flagpole/flagpole/memstore"
+)
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) error {
+	fs := newFlagSet("serve", "db", "db_replica", "addr", "admin_addr", "redis", "refresh", "key_refresh",
+		"rate_limit", "cache_mb", "max_snapshot_age", "full_reload", "log_format", "access_log")
+	demo := fs.Bool("demo", false, "on an empty database, seed the demo data, create a key and print it")
+	cfg, err := parse(fs, args, stderr, getenv)
+	if err != nil {
+		return err
+	}
+	p, err := newProgram(ctx, cfg, *demo, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	return p.Run(ctx)
+}
+
+// program is a running `flagpole serve`: its database, store, loader and
+// HTTP servers.
+type program struct {
+	cfg     config.Config
+	log     *slog.Logger
+	db      *loader.DB // the primary: migrations and writes
+	src     *loader.DB // where the loader reads: the replica or the primary
+	store   *memstore.Store
+	loader  *loader.Loader
+	api     *httpapi.API
+	ln      net.Listener
+	adminLn net.Listener
+	ready   chan struct{}
+}
+
+func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
+	if cfg.LogFormat == "text" {
+		return slog.New(slog.NewTextHandler(w, nil))
+	}
+	return slog.New(slog.NewJSONHandler(w, nil))
+}
+
+// newProgram opens and migrates the database, seeds it for --demo, and
+// binds the listeners; Run starts serving.
+func newProgram(ctx context.Context, cfg config.Config, demo bool, stdout, stderr io.Writer) (*program, error) {
+	p := &program{cfg: cfg, log: newLogger(cfg, stderr), store: &memstore.Store{}, ready: make(chan struct{})}
+	var err error
+	if p.db, err = loader.OpenMigrated(ctx, cfg.DB); err != nil {
+		return nil, err
+	}
+	p.src = p.db
+	if cfg.DBReplica != "" {
+		if p.src, err = loader.Open(ctx, cfg.DBReplica); err != nil {
+			p.Close()
+			return nil, err
+		}
+	}
+	if p.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	if cfg.AdminAddr != "" {
+		if p.adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
+			p.Close()
+			return nil, fmt.Errorf("listen on %s: %w", cfg.AdminAddr, err)
+		}
+	}
+	if demo {
+		if err := p.seedDemo(ctx, stdout, stderr); err != nil {
+			p.Close()
+			return nil, err
+		}
+	}
+	p.loader = loader.New(p.src, p.store, loader.Options{FullEvery: cfg.FullReload, Log: p.log})
+	opt := httpapi.Options{Store: p.store, RateLimit: cfg.RateLimit, CacheBytes: int64(cfg.CacheMB) << 20,
+		Log: p.log, Ready: p.readiness}
+	if cfg.AccessLog {
+		opt.AccessLog = p.log
+	}
+	if p.api, err = httpapi.New(opt); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// seedDemo fills an empty database with the demo set and prints a new key
+// with a curl line to try.
+func (p *program) seedDemo(ctx context.Context, stdout, stderr io.Writer) error {
+	var n int
+	if err := p.db.GetContext(ctx, &n, "SELECT count(*) FROM flags"); err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	if n > 0 {
+		fmt.Fprintf(stderr, "demo: the database already has %d flags; serving them (create a key with: flagpole keys create --name NAME)\n", n)
+		return nil
+	}
+	fmt.Fprintln(stderr, "demo: seeding the demo data set...")
+	prog := newProgress(stderr, "seed", "flags")
+	err := p.db.Seed(ctx, loader.SeedOptions{Flags: 2000, Users: 500, Days: 90, Seed: 1,
+		Progress: func(d, t int) { prog.update(d, t) }})
+	prog.done()
+	if err != nil {
+		return err
+	}
+	secret, _, err := p.db.CreateKey(ctx, "demo", "", 0)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nflagpole demo: 2000 flags seeded. Your API key (shown once):\n\n  %s\n\nTry:\n\n  curl -H 'Authorization: Bearer %s' 'http://%s/api/public/flags?limit=2'\n\n",
+		secret, secret, p.ln.Addr())
+	return nil
+}
+
+// Addr is the API's listen address.
+func (p *program) Addr() string { return p.ln.Addr().String() }
+
+// Ready is closed after the first load.
+func (p *program) Ready() <-chan struct{} { return p.ready }
+
+func (p *program) readiness() (bool, map[string]any) {
+	st := p.loader.Status()
+	s, k := p.store.Snapshot(), p.store.Keys()
+	detail := map[string]any{"loads": st.Loads, "loadFailures": st.Failures, "keyLoadFailures": st.KeyFailures}
+	if st.LastError != "" {
+		detail["lastError"] = "the last load failed; serving the previous snapshot"
+		detail["lastErrorAt"] = st.LastErrorAt.UTC().Format(memstore.TimeFormat)
+	}
+	ready := s != nil && k != nil
+	if s != nil {
+		age := time.Since(s.LoadedAt)
+		detail["snapshot"] = map[string]any{"generation": s.Gen, "flags": s.Len(), "trendPoints": s.Trends.Rows(),
+			"loadedAt": s.LoadedAt.UTC().Format(memstore.TimeFormat), "ageSeconds": age.Round(time.Millisecond).Seconds(),
+			"lastLoadMs": st.LastDuration.Milliseconds()}
+		if p.cfg.MaxSnapshotAge > 0 && age > p.cfg.MaxSnapshotAge {
+			ready = false
+			detail["stale"] = fmt.Sprintf("the snapshot is older than max_snapshot_age (%s)", p.cfg.MaxSnapshotAge)
+		}
+	}
+	if k != nil {
+		detail["keys"] = map[string]any{"count": k.Len(), "loadedAt": k.LoadedAt.UTC().Format(memstore.TimeFormat)}
+	}
+	return ready, detail
+}
+
+// Run serves until ctx ends, then shuts down gracefully.
+func (p *program) Run(ctx context.Context) error {
+	srv := &http.Server{Handler: p.api.Handler(), ReadHeaderTimeout: p.cfg.ReadHeaderTimeout,
+		ReadTimeout: p.cfg.ReadTimeout, WriteTimeout: p.cfg.WriteTimeout, IdleTimeout: p.cfg.IdleTimeout,
+		MaxHeaderBytes: 32 << 10, ErrorLog: slog.NewLogLogger(p.log.Handler(), slog.LevelWarn)}
+	servers := []*http.Server{srv}
+	errc := make(chan error, 4)
+	go func() { errc <- srv.Serve(p.ln) }()
+	if p.adminLn != nil {
+		admin := &http.Server{Handler: p.adminHandler(), ReadHeaderTimeout: 5 * time.Second}
+		servers = append(servers, admin)
+		go func() { errc <- admin.Serve(p.adminLn) }()
+	}
+	p.log.Info("listening", "addr", p.Addr(), "db", loader.Redact(p.cfg.DB), "refresh", p.cfg.Refresh)
+
+	loadCtx, stopLoads := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		err := p.loader.Run(loadCtx, p.cfg.Refresh, p.cfg.KeyRefresh, func() { close(p.ready) })
+		if err != nil && !errors.Is(err, context.Canceled) {
+			errc <- err
+		}
+	}()
+	if p.cfg.SnapshotDaily {
+		c := cron.New(cron.WithLocation(time.UTC))
+		c.AddFunc("0 0 * * *", func() {
+			if n, err := p.db.SnapshotDay(loadCtx, time.Now()); err != nil {
+				p.log.Warn("daily snapshot failed", "err", err)
+			} else {
+				p.log.Info("daily snapshot", "rows", n)
+			}
+		})
+		c.Start()
+		defer c.Stop()
+	}
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	stopLoads()
+	p.log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), p.cfg.ShutdownTimeout)
+	defer cancel()
+	for _, s := range servers {
+		s.Shutdown(sctx)
+	}
+	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+func (p *program) adminHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/healthz", p.api.Handler())
+	mux.Handle("/readyz", p.api.Handler())
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
+}
+
+// Close releases the databases, listeners and cache.
+func (p *program) Close() {
+	if p.api != nil {
+		p.api.Close()
+	}
+	for _, ln := range []net.Listener{p.ln, p.adminLn} {
+		if ln != nil {
+			ln.Close()
+		}
+	}
+	if p.src != nil && p.src != p.db {
+		p.src.Close()
+	}
+	if p.db != nil {
+		p.db.Close()
+	}
+}

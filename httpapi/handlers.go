@@ -1,0 +1,146 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/flagpole/flagpole/memstore"
+)
+
+// handler answers one data request from one snapshot.
+type handler func(c *gin.Context, s *memstore.Snapshot) (*response, error)
+
+// serve adapts a handler: it pins the current snapshot for the whole
+// request and turns the handler's error into a problem.
+func (a *API) serve(h handler) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		s := a.store.Snapshot()
+		if s == nil {
+			c.Header("Retry-After", "1")
+			a.writeProblem(c, &Problem{Code: CodeUnavailable, Detail: "the first data load has not finished; try again in a moment"})
+			return
+		}
+		r, err := h(c, s)
+		if err != nil {
+			a.writeProblem(c, err)
+			return
+		}
+		writeResponse(c, r)
+	}
+}
+
+func genKey(s *memstore.Snapshot, parts ...string) string {
+	k := strconv.FormatUint(s.Gen, 36)
+	for _, p := range parts {
+		k += "\x00" + p
+	}
+	return k
+}
+
+func (a *API) flags(c *gin.Context, s *memstore.Snapshot) (*response, error) {
+	q, err := listQuery(c.Request.URL.RawQuery)
+	if err != nil {
+		return nil, err
+	}
+	key := genKey(s, "flags", fmt.Sprintf("%d|%t|%t%d|%t%s|%t%d|%d|%d", q.Sort, q.Desc, q.HasCategory, q.Category,
+		q.HasRegion, q.Region, q.HasDominant, q.Dominant, q.Limit, q.Offset))
+	return a.cache.get(key, func() ([]byte, error) {
+		page, total := s.List(q)
+		return renderList(q, page, total), nil
+	})
+}
+
+func (a *API) flag(c *gin.Context, s *memstore.Snapshot) (*response, error) {
+	f, ok := s.FlagBySlug(c.Param("slug"))
+	if !ok {
+		return nil, errNotFound
+	}
+	return a.cache.get(genKey(s, "flag", f.ID), func() ([]byte, error) { return f.DetailJSON(), nil })
+}
+
+func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
+	days, err := trendDays(c.Request.URL.RawQuery)
+	if err != nil {
+		return nil, err
+	}
+	f, ok := s.FlagBySlug(c.Param("slug"))
+	if !ok {
+		return nil, errNotFound
+	}
+	today := memstore.DayOf(a.now())
+	key := genKey(s, "trend", f.ID, strconv.Itoa(days), strconv.Itoa(int(today)))
+	return a.cache.get(key, func() ([]byte, error) {
+		points := s.Trends.Of(f.ID, today-int32(days-1), today)
+		return renderTrend(f, days, points), nil
+	})
+}
+
+func (a *API) categories(c *gin.Context, s *memstore.Snapshot) (*response, error) {
+	return a.cache.get(genKey(s, "categories"), func() ([]byte, error) { return renderCategories(s.Categories()), nil })
+}
+
+func (a *API) regions(c *gin.Context, s *memstore.Snapshot) (*response, error) {
+	return a.cache.get(genKey(s, "regions"), func() ([]byte, error) { return renderRegions(s.Regions()), nil })
+}
+
+func (a *API) stats(c *gin.Context, s *memstore.Snapshot) (*response, error) {
+	return a.cache.get(genKey(s, "stats"), func() ([]byte, error) { return renderStats(s.Stats()), nil })
+}
+
+func (a *API) search(c *gin.Context, s *memstore.Snapshot) (*response, error) {
+	q, limit, err := searchQuery(c.Request.URL.RawQuery)
+	if err != nil {
+		return nil, err
+	}
+	return a.cache.get(genKey(s, "search", strconv.Itoa(limit), q), func() ([]byte, error) {
+		hits, total := s.Search(q, limit)
+		return renderSearch(q, limit, hits, total), nil
+	})
+}
+
+func (a *API) healthz(c *gin.Context) {
+	writeResponse(c, newResponse([]byte(`{"status":"ok"}`)))
+}
+
+// readyz is 200 once a snapshot and the keys are loaded (and, where the
+// operator set a maximum age, the snapshot is fresh enough), 503 before.
+func (a *API) readyz(c *gin.Context) {
+	ready, detail := a.readiness()
+	if !ready {
+		c.Header("Retry-After", "1")
+		body, _ := json.Marshal(detail)
+		a.writeProblem(c, &Problem{Code: CodeUnavailable, Detail: "not ready: " + string(body)})
+		return
+	}
+	detail["status"] = "ready"
+	body, err := json.Marshal(detail)
+	if err != nil {
+		a.writeProblem(c, err)
+		return
+	}
+	c.Header("Cache-Control", "no-store")
+	c.Data(http.StatusOK, "application/json; charset=utf-8", body)
+}
+
+func (a *API) readiness() (bool, map[string]any) {
+	if a.opt.Ready != nil {
+		return a.opt.Ready()
+	}
+	s, k := a.store.Snapshot(), a.store.Keys()
+	detail := map[string]any{}
+	if s != nil {
+		detail["snapshot"] = map[string]any{"generation": s.Gen, "flags": s.Len(),
+			"loadedAt": s.LoadedAt.UTC().Format(memstore.TimeFormat),
+			"ageSeconds": a.now().Sub(s.LoadedAt).Round(time.Millisecond).Seconds()}
+	}
+	return s != nil && k != nil, detail
+}
+
+func (a *API) openapiDoc(c *gin.Context) {
+	writeResponse(c, newResponse(a.openapi))
+}

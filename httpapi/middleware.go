@@ -1,0 +1,155 @@
+package httpapi
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// Keys of values stored on the gin context.
+const (
+	ctxRequestID = "flagpole.request_id"
+	ctxKeyID     = "flagpole.key_id"
+)
+
+// recoverer turns a panic into a 500 problem, never a dropped connection.
+func (a *API) recoverer(c *gin.Context) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			a.writeProblem(c, fmt.Errorf("panic: %v", v))
+		}
+	}()
+	c.Next()
+}
+
+// requestID echoes a sane incoming X-Request-Id or makes a new one.
+func (a *API) requestID(c *gin.Context) {
+	id := c.Request.Header.Get("X-Request-Id")
+	if !saneRequestID(id) {
+		var b [16]byte
+		rand.Read(b[:])
+		id = hex.EncodeToString(b[:])
+	}
+	c.Set(ctxRequestID, id)
+	c.Header("X-Request-Id", id)
+	c.Next()
+}
+
+func saneRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-_.:+/=~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// accessLog writes one line per request: request id, key id (never the
+// key), route, status and duration.
+func (a *API) accessLog(c *gin.Context) {
+	if a.opt.AccessLog == nil {
+		c.Next()
+		return
+	}
+	start := time.Now()
+	c.Next()
+	a.opt.AccessLog.Info("request",
+		"request_id", c.GetString(ctxRequestID), "key_id", c.GetString(ctxKeyID),
+		"method", c.Request.Method, "route", c.FullPath(), "path", c.Request.URL.Path,
+		"status", c.Writer.Status(), "bytes", c.Writer.Size(), "duration_ms",
+		float64(time.Since(start).Microseconds())/1000)
+}
+
+// corsHeaders opens every response to every origin, errors included and
+// whether or not the request carried an Origin header.
+func corsHeaders(c *gin.Context) {
+	h := c.Writer.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Expose-Headers", strings.Join(exposed, ", "))
+	c.Next()
+}
+
+// auth admits a request whose Authorization header carries an active key.
+func (a *API) auth(c *gin.Context) {
+	keys := a.store.Keys()
+	if keys == nil {
+		c.Header("Retry-After", "1")
+		a.writeProblem(c, &Problem{Code: CodeUnavailable, Detail: "the service is starting; try again in a moment"})
+		return
+	}
+	const challenge = `Bearer realm="public-api"`
+	header := c.Request.Header.Get("Authorization")
+	scheme, token, _ := strings.Cut(strings.TrimSpace(header), " ")
+	token = strings.TrimSpace(token)
+	switch {
+	case header == "":
+		c.Header("WWW-Authenticate", challenge)
+		a.writeProblem(c, &Problem{Code: CodeUnauthorized,
+			Detail: "an API key is required: send Authorization: Bearer <key>"})
+		return
+	case !strings.EqualFold(scheme, "Bearer") || token == "":
+		c.Header("WWW-Authenticate", challenge)
+		a.writeProblem(c, &Problem{Code: CodeUnauthorized,
+			Detail: "the Authorization header must be Bearer followed by an API key"})
+		return
+	}
+	key, ok := keys.Lookup(token)
+	if !ok {
+		c.Header("WWW-Authenticate", challenge+`, error="invalid_token"`)
+		a.writeProblem(c, &Problem{Code: CodeUnauthorized, Detail: "the API key is unknown or has been revoked"})
+		return
+	}
+	c.Set(ctxKeyID, key.ID)
+	limit := key.Limit
+	if limit <= 0 {
+		limit = a.opt.RateLimit
+	}
+	c.Set("flagpole.limit", limit)
+	c.Next()
+}
+
+// rateLimit spends one request of the key's budget, sets the rate-limit
+// headers on every authenticated response and refuses with 429 when the
+// budget of the rolling minute is spent.
+func (a *API) rateLimit(c *gin.Context) {
+	id := c.GetString(ctxKeyID)
+	limit := c.GetInt("flagpole.limit")
+	now := a.now()
+	d, err := a.limiter.Allow(c.Request.Context(), id, limit, now)
+	if err != nil {
+		a.writeProblem(c, err)
+		return
+	}
+	reset := int64(math.Ceil(float64(d.Reset.UnixMilli()) / 1000))
+	left := max(int64(math.Ceil(d.Reset.Sub(now).Seconds())), 0)
+	h := c.Writer.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
+	h.Set("RateLimit-Policy", `"per-key";q=`+strconv.Itoa(d.Limit)+";w=60")
+	h.Set("RateLimit", `"per-key";r=`+strconv.Itoa(d.Remaining)+";t="+strconv.FormatInt(left, 10))
+	if !d.Allowed {
+		wait := int64(math.Ceil(d.RetryAfter(now).Seconds()))
+		h.Set("Retry-After", strconv.FormatInt(max(wait, 1), 10))
+		a.writeProblem(c, &Problem{Code: CodeRateLimited, Detail: fmt.Sprintf(
+			"this key may make %d requests in any 60 seconds; try again in %d s", d.Limit, max(wait, 1))})
+		return
+	}
+	c.Next()
+}

@@ -1,0 +1,205 @@
+package loader
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/flagpole/flagpole/memstore"
+)
+
+// LineError is an import failure and the line that caused it.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// nowExpr is the dialect's current timestamp in its stored form.
+func nowExpr(d Dialect) string {
+	if d == Postgres {
+		return "clock_timestamp()"
+	}
+	return "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+}
+
+// Import reads JSON Lines of flags and writes them in one transaction: an
+// id or slug already present is updated, and any bad line leaves the
+// database untouched. progress, when not nil, is told each line done.
+func (db *DB) Import(ctx context.Context, r io.Reader, progress func(lines int)) (int, error) {
+	tx, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("import: %w", err)
+	}
+	defer tx.Rollback()
+	ts, day := tsParam(db.Dialect), dayParam(db.Dialect)
+	upsert, err := tx.PreparexContext(ctx, db.Rebind("INSERT INTO flags (id, slug, status, category, region, "+
+		"text_tr, text_en, text_de, text_es, description_tr, description_en, description_de, description_es, "+
+		"contexts, red_count, green_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "+ts+") "+
+		"ON CONFLICT (id) DO UPDATE SET slug = excluded.slug, status = excluded.status, category = excluded.category, "+
+		"region = excluded.region, text_tr = excluded.text_tr, text_en = excluded.text_en, text_de = excluded.text_de, "+
+		"text_es = excluded.text_es, description_tr = excluded.description_tr, description_en = excluded.description_en, "+
+		"description_de = excluded.description_de, description_es = excluded.description_es, contexts = excluded.contexts, "+
+		"red_count = excluded.red_count, green_count = excluded.green_count, created_at = excluded.created_at"))
+	if err != nil {
+		return 0, fmt.Errorf("import: %w", err)
+	}
+	snap, err := tx.PreparexContext(ctx, db.Rebind("INSERT INTO flag_snapshots (flag_id, day, red, green) VALUES (?, "+day+", ?, ?) "+
+		"ON CONFLICT (flag_id, day) DO UPDATE SET red = excluded.red, green = excluded.green, written_at = "+nowExpr(db.Dialect)+
+		" WHERE flag_snapshots.red <> excluded.red OR flag_snapshots.green <> excluded.green"))
+	if err != nil {
+		return 0, fmt.Errorf("import: %w", err)
+	}
+	bySlug := db.Rebind("SELECT id FROM flags WHERE slug = ?")
+	byID := db.Rebind("SELECT count(*) FROM flags WHERE id = ?")
+
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	line, n := 0, 0
+	for sc.Scan() {
+		line++
+		raw := bytes.TrimSpace(sc.Bytes())
+		if len(raw) == 0 {
+			continue
+		}
+		f, err := parseRecord(raw)
+		if err != nil {
+			return 0, &LineError{Line: line, Err: err}
+		}
+		var owner string
+		switch err := tx.GetContext(ctx, &owner, bySlug, f.Slug); {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return 0, &LineError{Line: line, Err: err}
+		case owner != f.ID:
+			var exists int
+			if err := tx.GetContext(ctx, &exists, byID, f.ID); err != nil {
+				return 0, &LineError{Line: line, Err: err}
+			}
+			if exists > 0 {
+				return 0, &LineError{Line: line, Err: fmt.Errorf("slug %q already belongs to flag %s", f.Slug, owner)}
+			}
+			f.ID = owner // the slug names the flag to update
+		}
+		var region any
+		if f.Region != "" {
+			region = f.Region
+		}
+		if _, err := upsert.ExecContext(ctx, f.ID, f.Slug, f.Status, f.Category, region,
+			f.Text[0], f.Text[1], f.Text[2], f.Text[3], f.Description[0], f.Description[1], f.Description[2], f.Description[3],
+			strings.Join(f.Contexts, ","), f.Red, f.Green, tsText(f.CreatedAt)); err != nil {
+			return 0, &LineError{Line: line, Err: err}
+		}
+		for _, s := range f.Snapshots {
+			if _, err := snap.ExecContext(ctx, f.ID, dayText(s.Day), s.Red, s.Green); err != nil {
+				return 0, &LineError{Line: line, Err: err}
+			}
+		}
+		n++
+		if progress != nil {
+			progress(line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, &LineError{Line: line + 1, Err: err}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("import: %w", err)
+	}
+	return n, nil
+}
+
+// Export writes every flag, whatever its status, with all its stored
+// snapshots, as JSON Lines ordered by id: the format Import reads.
+func (db *DB) Export(ctx context.Context, w io.Writer, progress func(flags int)) (int, error) {
+	cols := strings.Replace(db.q.allApproved, " WHERE status = 'APPROVED'", "", 1) + " ORDER BY id"
+	rows, err := db.QueryContext(ctx, cols)
+	if err != nil {
+		return 0, fmt.Errorf("export: %w", err)
+	}
+	defer rows.Close()
+	snaps, err := db.QueryContext(ctx, "SELECT flag_id, "+dayExpr(db.Dialect, "day")+", red, green FROM flag_snapshots ORDER BY flag_id, day")
+	if err != nil {
+		return 0, fmt.Errorf("export: %w", err)
+	}
+	defer snaps.Close()
+	var pending *memstore.TrendRow
+	nextSnap := func() (*memstore.TrendRow, error) {
+		if !snaps.Next() {
+			return nil, snaps.Err()
+		}
+		var t memstore.TrendRow
+		err := snaps.Scan(&t.FlagID, &t.Day, &t.Red, &t.Green)
+		return &t, err
+	}
+	if pending, err = nextSnap(); err != nil {
+		return 0, fmt.Errorf("export: %w", err)
+	}
+	bw := bufio.NewWriterSize(w, 256*1024)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	n := 0
+	for rows.Next() {
+		f, err := scanFlagRow(rows)
+		if err != nil {
+			return n, fmt.Errorf("export: %w", err)
+		}
+		for pending != nil && pending.FlagID < f.ID {
+			if pending, err = nextSnap(); err != nil {
+				return n, fmt.Errorf("export: %w", err)
+			}
+		}
+		for pending != nil && pending.FlagID == f.ID {
+			f.Snapshots = append(f.Snapshots, *pending)
+			if pending, err = nextSnap(); err != nil {
+				return n, fmt.Errorf("export: %w", err)
+			}
+		}
+		if err := enc.Encode(record(f)); err != nil {
+			return n, fmt.Errorf("export: %w", err)
+		}
+		n++
+		if progress != nil {
+			progress(n)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return n, fmt.Errorf("export: %w", err)
+	}
+	return n, bw.Flush()
+}
+
+// scanFlagRow reads one row of the flag columns, whatever its status.
+func scanFlagRow(rows *sql.Rows) (*flagRow, error) {
+	var (
+		f                memstore.FlagInput
+		status, contexts string
+		desc             [memstore.NumLangs]sql.NullString
+		created, updated int64
+	)
+	if err := rows.Scan(&f.ID, &f.Slug, &status, &f.Category, &f.Region,
+		&f.Text[0], &f.Text[1], &f.Text[2], &f.Text[3], &desc[0], &desc[1], &desc[2], &desc[3],
+		&contexts, &f.Red, &f.Green, &created, &updated); err != nil {
+		return nil, err
+	}
+	for l, d := range desc {
+		if d.Valid {
+			s := d.String
+			f.Description[l] = &s
+		}
+	}
+	f.Approved = status == "APPROVED"
+	f.Contexts = splitContexts(contexts)
+	f.CreatedAt = time.UnixMilli(created).UTC()
+	f.UpdatedAt = time.UnixMilli(updated).UTC()
+	return &flagRow{FlagInput: f, Status: status}, nil
+}

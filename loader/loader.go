@@ -1,0 +1,274 @@
+package loader
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/flagpole/flagpole/memstore"
+)
+
+// Options tune a Loader.
+type Options struct {
+	// Overlap is how far before the last seen updated_at a tick reads
+	// again, so that a transaction committing after a later one is not
+	// missed.
+	Overlap time.Duration
+	// FullEvery forces a full reload of the flags this often (0: never
+	// after the first), a safety net under the incremental loads.
+	FullEvery time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	Log *slog.Logger
+}
+
+// Loader fills a memstore.Store from the database: flags, trends and the
+// statistics on one schedule, API keys on another.
+type Loader struct {
+	db    *DB
+	store *memstore.Store
+	opt   Options
+
+	mu       sync.Mutex // one flag load at a time
+	flagWM   int64      // greatest flags.updated_at seen, Unix ms
+	trendWM  int64      // greatest flag_snapshots.written_at seen, Unix ms
+	lastFull time.Time
+
+	statsMu sync.Mutex
+	stats   Status
+}
+
+// Status says how the loads are going, for /readyz and the metrics.
+type Status struct {
+	Loads, Failures       int64
+	KeyLoads, KeyFailures int64
+	LastDuration          time.Duration
+	LastRows              int
+	LastFull              bool
+	LastSuccess           time.Time
+	LastError             string
+	LastErrorAt           time.Time
+	KeyLastSuccess        time.Time
+	KeyLastError          string
+}
+
+// New makes a loader reading db into store.
+func New(db *DB, store *memstore.Store, opt Options) *Loader {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Log == nil {
+		opt.Log = slog.Default()
+	}
+	if opt.Overlap == 0 {
+		opt.Overlap = 30 * time.Second
+	}
+	return &Loader{db: db, store: store, opt: opt}
+}
+
+// Status returns a copy of the load status.
+func (l *Loader) Status() Status {
+	l.statsMu.Lock()
+	defer l.statsMu.Unlock()
+	return l.stats
+}
+
+// LoadFlags reads what changed since the last tick (everything on the
+// first), builds a new snapshot and swaps it in. On error the old snapshot
+// keeps serving.
+func (l *Loader) LoadFlags(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	start := time.Now()
+	rows, full, err := l.loadFlags(ctx)
+	l.statsMu.Lock()
+	defer l.statsMu.Unlock()
+	l.stats.Loads++
+	if err != nil {
+		l.stats.Failures++
+		l.stats.LastError = err.Error()
+		l.stats.LastErrorAt = time.Now()
+		return err
+	}
+	l.stats.LastDuration = time.Since(start)
+	l.stats.LastRows = rows
+	l.stats.LastFull = full
+	l.stats.LastSuccess = time.Now()
+	l.stats.LastError = ""
+	return nil
+}
+
+func (l *Loader) loadFlags(ctx context.Context) (int, bool, error) {
+	now := l.opt.Now()
+	prev := l.store.Snapshot()
+	full := prev == nil || (l.opt.FullEvery > 0 && now.Sub(l.lastFull) >= l.opt.FullEvery)
+	snap, rows, err := l.read(ctx, prev, full, now)
+	if err != nil {
+		return 0, full, err
+	}
+	if !full && snap.Len() != snap.approvedInDB {
+		// Something changed that the watermark cannot see (a deleted row,
+		// a clock step): read everything again.
+		full = true
+		snap, rows, err = l.read(ctx, prev, true, now)
+		if err != nil {
+			return 0, full, err
+		}
+	}
+	if full {
+		l.lastFull = now
+	}
+	l.flagWM, l.trendWM = snap.flagWM, snap.trendWM
+	l.store.SetSnapshot(snap.Snapshot)
+	return rows, full, nil
+}
+
+type built struct {
+	*memstore.Snapshot
+	approvedInDB    int
+	flagWM, trendWM int64
+}
+
+// read runs one load's queries, in one read-only transaction on
+// PostgreSQL so that flags, trends and aggregates agree.
+func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full bool, now time.Time) (*built, int, error) {
+	var r reader = l.db
+	if l.db.Dialect == Postgres {
+		tx, err := l.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+		if err != nil {
+			return nil, 0, fmt.Errorf("load: %w", err)
+		}
+		defer tx.Rollback()
+		r = tx
+	}
+	b := &built{flagWM: l.flagWM, trendWM: l.trendWM}
+	var flags []memstore.FlagInput
+	var maxMS int64
+	var err error
+	if full {
+		flags, maxMS, err = l.db.readFlags(ctx, r, l.db.q.allApproved)
+	} else {
+		since := time.UnixMilli(l.flagWM).Add(-l.opt.Overlap)
+		flags, maxMS, err = l.db.readFlags(ctx, r, l.db.q.changedSince, tsText(since))
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("load flags: %w", err)
+	}
+	b.flagWM = max(b.flagWM, maxMS)
+	if err := r.QueryRowContext(ctx, l.db.q.approvedN).Scan(&b.approvedInDB); err != nil {
+		return nil, 0, fmt.Errorf("count flags: %w", err)
+	}
+
+	today := memstore.DayOf(now)
+	oldest := today - (memstore.TrendDays - 1)
+	var trends *memstore.Trends
+	var trendRows []memstore.TrendRow
+	if prev == nil || full {
+		trendRows, maxMS, err = l.db.readTrends(ctx, r, l.db.q.trendsFrom, dayText(oldest))
+		if err == nil {
+			trends = (&memstore.Trends{}).With(trendRows, oldest)
+		}
+	} else {
+		since := time.UnixMilli(l.trendWM).Add(-l.opt.Overlap)
+		trendRows, maxMS, err = l.db.readTrends(ctx, r, l.db.q.trendsSince, tsText(since), dayText(oldest))
+		if err == nil {
+			trends = prev.Trends.Update(trendRows, oldest)
+		}
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("load trends: %w", err)
+	}
+	b.trendWM = max(b.trendWM, maxMS)
+
+	agg, err := l.db.readAggregates(ctx, r, now)
+	if err != nil {
+		return nil, 0, fmt.Errorf("load stats: %w", err)
+	}
+	snap, err := memstore.Build(prev, memstore.Change{Full: full, Flags: flags, Trends: trends, Aggregates: agg, LoadedAt: now})
+	if err != nil {
+		return nil, 0, fmt.Errorf("build snapshot: %w", err)
+	}
+	b.Snapshot = snap
+	return b, len(flags) + len(trendRows), nil
+}
+
+// LoadKeys reads the active API keys and swaps the key set in.
+func (l *Loader) LoadKeys(ctx context.Context) error {
+	hashes, keys, err := l.db.ReadKeys(ctx)
+	l.statsMu.Lock()
+	defer l.statsMu.Unlock()
+	l.stats.KeyLoads++
+	if err != nil {
+		l.stats.KeyFailures++
+		l.stats.KeyLastError = err.Error()
+		return err
+	}
+	l.store.SetKeys(memstore.NewKeySet(hashes, keys, time.Now()))
+	l.stats.KeyLastSuccess = time.Now()
+	l.stats.KeyLastError = ""
+	return nil
+}
+
+// ParseSchedule checks a cron schedule as the loader reads it: robfig/cron
+// descriptors (@every 10s) or five or six fields (seconds first).
+func ParseSchedule(spec string) (cron.Schedule, error) {
+	return scheduleParser.Parse(spec)
+}
+
+var scheduleParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month |
+	cron.Dow | cron.Descriptor)
+
+// Run loads flags and keys once, retrying until ctx ends, then keeps
+// loading on the two schedules until ctx is done. ready is called after
+// the first successful flag load.
+func (l *Loader) Run(ctx context.Context, flagSpec, keySpec string, ready func()) error {
+	fs, err := ParseSchedule(flagSpec)
+	if err != nil {
+		return fmt.Errorf("refresh schedule %q: %w", flagSpec, err)
+	}
+	ks, err := ParseSchedule(keySpec)
+	if err != nil {
+		return fmt.Errorf("key refresh schedule %q: %w", keySpec, err)
+	}
+	c := cron.New(cron.WithParser(scheduleParser), cron.WithLocation(time.UTC),
+		cron.WithChain(cron.SkipIfStillRunning(cron.DiscardLogger)))
+	c.Schedule(ks, cron.FuncJob(func() { l.logErr(l.LoadKeys(ctx), "key load failed") }))
+	c.Schedule(fs, cron.FuncJob(func() { l.logErr(l.LoadFlags(ctx), "flag load failed") }))
+
+	for wait := 200 * time.Millisecond; ; wait = min(wait*2, 10*time.Second) {
+		kerr := l.LoadKeys(ctx)
+		ferr := l.LoadFlags(ctx)
+		if kerr == nil && ferr == nil {
+			break
+		}
+		l.logErr(errors.Join(kerr, ferr), "first load failed; retrying", "in", wait)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+	st := l.Status()
+	snap := l.store.Snapshot()
+	l.opt.Log.Info("first load done", "flags", snap.Len(), "trend_points", snap.Trends.Rows(),
+		"keys", l.store.Keys().Len(), "duration", st.LastDuration.Round(time.Millisecond))
+	if ready != nil {
+		ready()
+	}
+	c.Start()
+	<-ctx.Done()
+	<-c.Stop().Done()
+	return nil
+}
+
+func (l *Loader) logErr(err error, msg string, args ...any) {
+	if err != nil && !errors.Is(err, context.Canceled) {
+		l.opt.Log.Warn(msg, append(args, "err", err)...)
+	}
+}

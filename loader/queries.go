@@ -1,0 +1,93 @@
+package loader
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// queries holds the statements whose text differs between dialects; they
+// are written with ? placeholders and rebound once for the dialect.
+type queries struct {
+	allApproved  string
+	changedSince string
+	approvedN    string
+	trendsFrom   string
+	trendsSince  string
+	aggregates   string
+	activeKeys   string
+	snapshotDay  string
+}
+
+// ms is the dialect's expression for a timestamp column in Unix
+// milliseconds; day for a DATE column in days since the epoch.
+func msExpr(d Dialect, col string) string {
+	if d == Postgres {
+		return fmt.Sprintf("(extract(epoch FROM %s) * 1000)::bigint", col)
+	}
+	return fmt.Sprintf("CAST(round(unixepoch(%s, 'subsec') * 1000) AS INTEGER)", col)
+}
+
+func dayExpr(d Dialect, col string) string {
+	if d == Postgres {
+		return fmt.Sprintf("(%s - DATE '1970-01-01')", col)
+	}
+	return fmt.Sprintf("CAST(julianday(%s) - 2440587.5 AS INTEGER)", col)
+}
+
+// tsParam is the dialect's expression for a timestamp parameter given in
+// the text form tsText returns.
+func tsParam(d Dialect) string {
+	if d == Postgres {
+		return "CAST(? AS TIMESTAMPTZ)"
+	}
+	return "?"
+}
+
+func dayParam(d Dialect) string {
+	if d == Postgres {
+		return "CAST(? AS DATE)"
+	}
+	return "?"
+}
+
+// tsText formats t as both dialects compare it: SQLite stores this exact
+// text, PostgreSQL parses it.
+func tsText(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// dayText formats a day number as YYYY-MM-DD.
+func dayText(day int32) string { return time.Unix(int64(day)*86400, 0).UTC().Format(time.DateOnly) }
+
+func queriesFor(d Dialect) *queries {
+	cols := "id, slug, status, category, COALESCE(region, '') AS region, " +
+		"text_tr, text_en, text_de, text_es, description_tr, description_en, description_de, description_es, " +
+		"contexts, red_count, green_count, " + msExpr(d, "created_at") + " AS created_ms, " +
+		msExpr(d, "updated_at") + " AS updated_ms"
+	trendCols := "flag_id, " + dayExpr(d, "day") + " AS day, red, green, " + msExpr(d, "written_at") + " AS written_ms"
+	ts, day := tsParam(d), dayParam(d)
+	q := &queries{
+		allApproved:  "SELECT " + cols + " FROM flags WHERE status = 'APPROVED'",
+		changedSince: "SELECT " + cols + " FROM flags WHERE updated_at >= " + ts,
+		approvedN:    "SELECT count(*) FROM flags WHERE status = 'APPROVED'",
+		trendsFrom:   "SELECT " + trendCols + " FROM flag_snapshots WHERE day >= " + day,
+		trendsSince:  "SELECT " + trendCols + " FROM flag_snapshots WHERE written_at >= " + ts + " AND day >= " + day,
+		aggregates: "SELECT (SELECT count(*) FROM users) AS users, " +
+			"COALESCE(SUM(CASE WHEN v.created_at >= " + ts + " THEN 1 ELSE 0 END), 0) AS last24h, " +
+			"COALESCE(SUM(CASE WHEN v.created_at >= " + ts + " THEN 1 ELSE 0 END), 0) AS last7d, " +
+			"count(v.flag_id) AS last30d " +
+			"FROM votes v JOIN flags f ON f.id = v.flag_id AND f.status = 'APPROVED' WHERE v.created_at >= " + ts,
+		activeKeys: "SELECT id, key_hash, COALESCE(rate_limit, 0) AS rate_limit FROM api_keys WHERE revoked_at IS NULL",
+		snapshotDay: "INSERT INTO flag_snapshots (flag_id, day, red, green) " +
+			"SELECT id, " + day + ", red_count, green_count FROM flags ON CONFLICT (flag_id, day) DO NOTHING",
+	}
+	bind := sqlx.QUESTION
+	if d == Postgres {
+		bind = sqlx.DOLLAR
+	}
+	for _, p := range []*string{&q.allApproved, &q.changedSince, &q.approvedN, &q.trendsFrom, &q.trendsSince,
+		&q.aggregates, &q.activeKeys, &q.snapshotDay} {
+		*p = sqlx.Rebind(bind, *p)
+	}
+	return q
+}

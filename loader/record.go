@@ -1,0 +1,164 @@
+package loader
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/flagpole/flagpole/memstore"
+)
+
+// Record is one line of the import and export format: the /flag/{slug}
+// shape plus status and snapshots. total, net and dominant are derived and
+// ignored on import.
+type Record struct {
+	ID          string             `json:"id"`
+	Slug        string             `json:"slug"`
+	Category    string             `json:"category"`
+	Region      *string            `json:"region"`
+	Text        map[string]string  `json:"text"`
+	Votes       RecordVotes        `json:"votes"`
+	Dominant    string             `json:"dominant,omitempty"`
+	CreatedAt   string             `json:"createdAt"`
+	Contexts    []string           `json:"contexts"`
+	Description map[string]*string `json:"description"`
+	Status      string             `json:"status,omitempty"`
+	Snapshots   []RecordSnapshot   `json:"snapshots,omitempty"`
+}
+
+// RecordVotes are a record's counters; only red and green are read.
+type RecordVotes struct {
+	Red   *int64 `json:"red"`
+	Green *int64 `json:"green"`
+	Total int64  `json:"total"`
+	Net   int64  `json:"net"`
+}
+
+// RecordSnapshot is one day of a record's trend.
+type RecordSnapshot struct {
+	At    string `json:"at"`
+	Red   *int64 `json:"red"`
+	Green *int64 `json:"green"`
+}
+
+// flagRow is a validated record, ready to write.
+type flagRow struct {
+	memstore.FlagInput
+	Status    string
+	Snapshots []memstore.TrendRow
+}
+
+var slugPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._~-]*$`)
+
+// parseRecord decodes and checks one line; the error says what is wrong.
+func parseRecord(line []byte) (*flagRow, error) {
+	var r Record
+	dec := json.NewDecoder(strings.NewReader(string(line)))
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("not a JSON object of the flag format: %v", err)
+	}
+	if dec.More() {
+		return nil, errors.New("more than one JSON value on the line")
+	}
+	f := &flagRow{Status: "APPROVED"}
+	if r.Status != "" {
+		f.Status = r.Status
+	}
+	switch f.Status {
+	case "APPROVED", "PENDING", "REJECTED":
+	default:
+		return nil, fmt.Errorf("status %q: want APPROVED, PENDING or REJECTED", r.Status)
+	}
+	f.Approved = f.Status == "APPROVED"
+	f.ID, f.Slug = r.ID, r.Slug
+	if f.ID == "" || len(f.ID) > 64 {
+		return nil, errors.New("id: required, at most 64 characters")
+	}
+	if !slugPattern.MatchString(f.Slug) || len(f.Slug) > 200 {
+		return nil, fmt.Errorf("slug %q: required, URL-safe characters only (letters, digits, - . _ ~)", f.Slug)
+	}
+	cat, ok := memstore.ParseCategory(r.Category)
+	if !ok {
+		return nil, fmt.Errorf("category %q: want one of %s", r.Category, strings.Join(memstore.Categories, ", "))
+	}
+	f.Category = cat.Enum()
+	if r.Region != nil {
+		up := strings.ToUpper(*r.Region)
+		if !memstore.IsAssignedCountry(up) {
+			return nil, fmt.Errorf("region %q: want null (world) or an ISO 3166-1 alpha-2 code", *r.Region)
+		}
+		f.Region = up
+	}
+	for l, code := range memstore.LangCodes {
+		t, ok := r.Text[code]
+		if !ok || strings.TrimSpace(t) == "" {
+			return nil, fmt.Errorf("text.%s: required", code)
+		}
+		f.Text[l] = t
+		if d := r.Description[code]; d != nil {
+			s := *d
+			f.Description[l] = &s
+		}
+	}
+	if r.Votes.Red == nil || r.Votes.Green == nil || *r.Votes.Red < 0 || *r.Votes.Green < 0 {
+		return nil, errors.New("votes.red and votes.green: required, integers of at least 0")
+	}
+	f.Red, f.Green = *r.Votes.Red, *r.Votes.Green
+	f.Contexts = []string{}
+	seen := map[string]bool{}
+	for _, c := range r.Contexts {
+		if !memstore.IsContext(c) {
+			return nil, fmt.Errorf("contexts: %q is not one of %s", c, strings.Join(memstore.Contexts, ", "))
+		}
+		if !seen[c] {
+			seen[c] = true
+			f.Contexts = append(f.Contexts, c)
+		}
+	}
+	f.CreatedAt = time.Now().UTC().Truncate(time.Millisecond)
+	if r.CreatedAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, r.CreatedAt)
+		if err != nil {
+			return nil, fmt.Errorf("createdAt %q: want an ISO 8601 timestamp such as 2026-05-25T10:11:12.345Z", r.CreatedAt)
+		}
+		f.CreatedAt = t.UTC().Truncate(time.Millisecond)
+	}
+	for i, s := range r.Snapshots {
+		t, err := time.Parse(time.RFC3339Nano, s.At)
+		if err != nil {
+			return nil, fmt.Errorf("snapshots[%d].at %q: want an ISO 8601 timestamp", i, s.At)
+		}
+		if s.Red == nil || s.Green == nil || *s.Red < 0 || *s.Green < 0 {
+			return nil, fmt.Errorf("snapshots[%d]: red and green are required integers of at least 0", i)
+		}
+		f.Snapshots = append(f.Snapshots, memstore.TrendRow{FlagID: f.ID, Day: memstore.DayOf(t), Red: *s.Red, Green: *s.Green})
+	}
+	return f, nil
+}
+
+// record turns a stored flag back into the import format.
+func record(f *flagRow) Record {
+	r := Record{ID: f.ID, Slug: f.Slug, Category: f.Category, Status: f.Status,
+		Text: map[string]string{}, Description: map[string]*string{}, Contexts: f.Contexts,
+		CreatedAt: f.CreatedAt.UTC().Format(memstore.TimeFormat)}
+	if f.Region != "" {
+		reg := f.Region
+		r.Region = &reg
+	}
+	for l, code := range memstore.LangCodes {
+		r.Text[code] = f.Text[l]
+		r.Description[code] = f.Description[l]
+	}
+	red, green := f.Red, f.Green
+	r.Votes = RecordVotes{Red: &red, Green: &green, Total: red + green, Net: red - green}
+	r.Dominant = memstore.DominantOf(red, green).String()
+	for _, s := range f.Snapshots {
+		sr, sg := s.Red, s.Green
+		at := time.Unix(int64(s.Day)*86400, 0).UTC().Format(memstore.TimeFormat)
+		r.Snapshots = append(r.Snapshots, RecordSnapshot{At: at, Red: &sr, Green: &sg})
+	}
+	return r
+}

@@ -1,0 +1,177 @@
+package memstore
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// orderSet holds flag indices sorted for each sort and direction:
+// [sort][0] ascending, [sort][1] descending primary key.
+type orderSet [NumSorts][2][]int32
+
+// Snapshot is one immutable view of every approved flag, its indexes, its
+// trends and the statistics. The loader builds it off to the side; the HTTP
+// layer only reads it.
+type Snapshot struct {
+	Gen      uint64    // increases with every snapshot of a process
+	LoadedAt time.Time // when the loader read the data
+	Trends   *Trends
+
+	flags    []*Flag // ordered by id
+	bySlug   map[string]*Flag
+	byID     map[string]int32
+	all      orderSet
+	byCat    [NumCategories]orderSet
+	byDom    [NumDominants]orderSet
+	byRegion map[string]*orderSet // "" is the world
+	counts   map[filterKey]int32
+	search   *searchIndex
+
+	categories []CategoryCount
+	regions    []RegionCount
+	stats      Stats
+}
+
+type filterKey struct {
+	cat, dom int8 // -1: any
+	region   string
+	anyReg   bool
+}
+
+// Len is the number of approved flags.
+func (s *Snapshot) Len() int { return len(s.flags) }
+
+// Flags returns the flags ordered by id; the slice must not be modified.
+func (s *Snapshot) Flags() []*Flag { return s.flags }
+
+// FlagBySlug finds an approved flag.
+func (s *Snapshot) FlagBySlug(slug string) (*Flag, bool) {
+	f, ok := s.bySlug[slug]
+	return f, ok
+}
+
+// FlagByID finds an approved flag.
+func (s *Snapshot) FlagByID(id string) (*Flag, bool) {
+	i, ok := s.byID[id]
+	if !ok {
+		return nil, false
+	}
+	return s.flags[i], true
+}
+
+// ListQuery selects a page of the flag list. Filters are applied before
+// paging.
+type ListQuery struct {
+	Sort          Sort
+	Desc          bool
+	Category      Category
+	HasCategory   bool
+	Region        string // "" is the world when HasRegion
+	HasRegion     bool
+	Dominant      Dominant
+	HasDominant   bool
+	Limit, Offset int
+}
+
+// List returns the requested page and the number of flags that match all
+// filters.
+func (s *Snapshot) List(q ListQuery) ([]*Flag, int) {
+	dir := 0
+	if q.Desc {
+		dir = 1
+	}
+	key := filterKey{cat: -1, dom: -1, anyReg: !q.HasRegion, region: q.Region}
+	var lists [][]int32
+	if q.HasCategory {
+		lists = append(lists, s.byCat[q.Category][q.Sort][dir])
+		key.cat = int8(q.Category)
+	}
+	if q.HasDominant {
+		lists = append(lists, s.byDom[q.Dominant][q.Sort][dir])
+		key.dom = int8(q.Dominant)
+	}
+	if q.HasRegion {
+		os, ok := s.byRegion[q.Region]
+		if !ok {
+			return nil, 0
+		}
+		lists = append(lists, os[q.Sort][dir])
+	}
+	if len(lists) <= 1 {
+		list := s.all[q.Sort][dir]
+		if len(lists) == 1 {
+			list = lists[0]
+		}
+		if q.Offset >= len(list) {
+			return nil, len(list)
+		}
+		end := min(len(list), q.Offset+q.Limit)
+		return s.pick(list[q.Offset:end]), len(list)
+	}
+	total := int(s.counts[key])
+	shortest := slices.MinFunc(lists, func(a, b []int32) int { return cmp.Compare(len(a), len(b)) })
+	var page []*Flag
+	skip := q.Offset
+	for _, i := range shortest {
+		f := s.flags[i]
+		if (q.HasCategory && f.Category != q.Category) || (q.HasDominant && f.Dominant != q.Dominant) ||
+			(q.HasRegion && f.Region != q.Region) {
+			continue
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
+		page = append(page, f)
+		if len(page) == q.Limit {
+			break
+		}
+	}
+	return page, total
+}
+
+func (s *Snapshot) pick(idx []int32) []*Flag {
+	out := make([]*Flag, len(idx))
+	for i, j := range idx {
+		out[i] = s.flags[j]
+	}
+	return out
+}
+
+// CategoryCount is one line of the category list.
+type CategoryCount struct {
+	Category Category
+	Count    int
+}
+
+// RegionCount is one line of the region list; Code "" is the world.
+type RegionCount struct {
+	Code  string
+	Count int
+}
+
+// Categories lists all eight categories by count desc, then slug asc.
+func (s *Snapshot) Categories() []CategoryCount { return s.categories }
+
+// Regions lists the world first, then every region with an approved flag
+// by count desc, then code asc.
+func (s *Snapshot) Regions() []RegionCount { return s.regions }
+
+// Stats are the global statistics taken with this snapshot.
+func (s *Snapshot) Stats() Stats { return s.stats }
+
+// Stats is the statistics object of /stats.
+type Stats struct {
+	FlagsTotal, RedDominant, GreenDominant, Mixed, AddedLast24h int64
+	UsersTotal                                                  int64
+	VotesTotal, VotesLast24h, VotesLast7d, VotesLast30d         int64
+	TopCategories                                               []CategoryCount
+	GeneratedAt                                                 time.Time
+}
+
+// Aggregates are the numbers of /stats that only the database knows.
+type Aggregates struct {
+	Users                          int64
+	VotesLast24h, Last7d, Last30d int64
+}

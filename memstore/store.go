@@ -1,0 +1,57 @@
+package memstore
+
+import (
+	"crypto/sha256"
+	"sync/atomic"
+	"time"
+)
+
+// Store is the swap point between the loader and the HTTP layer: it holds
+// the current snapshot and key set, each replaced by one atomic pointer
+// store.
+type Store struct {
+	snap atomic.Pointer[Snapshot]
+	keys atomic.Pointer[KeySet]
+}
+
+// Snapshot returns the current snapshot, or nil before the first load.
+func (st *Store) Snapshot() *Snapshot { return st.snap.Load() }
+
+// SetSnapshot swaps in s.
+func (st *Store) SetSnapshot(s *Snapshot) { st.snap.Store(s) }
+
+// Keys returns the current key set, or nil before the first key load.
+func (st *Store) Keys() *KeySet { return st.keys.Load() }
+
+// SetKeys swaps in k.
+func (st *Store) SetKeys(k *KeySet) { st.keys.Store(k) }
+
+// Key is an API key on file, known by the SHA-256 hash of its secret.
+type Key struct {
+	ID    string
+	Limit int // requests per minute; 0 means the service default
+}
+
+// KeySet is an immutable set of the active (not revoked) keys.
+type KeySet struct {
+	byHash   map[[sha256.Size]byte]Key
+	LoadedAt time.Time
+}
+
+// NewKeySet indexes keys by their hash.
+func NewKeySet(hashes [][sha256.Size]byte, keys []Key, loadedAt time.Time) *KeySet {
+	ks := &KeySet{byHash: make(map[[sha256.Size]byte]Key, len(keys)), LoadedAt: loadedAt}
+	for i, k := range keys {
+		ks.byHash[hashes[i]] = k
+	}
+	return ks
+}
+
+// Len is the number of active keys.
+func (ks *KeySet) Len() int { return len(ks.byHash) }
+
+// Lookup finds the active key whose secret is token.
+func (ks *KeySet) Lookup(token string) (Key, bool) {
+	k, ok := ks.byHash[sha256.Sum256([]byte(token))]
+	return k, ok
+}
