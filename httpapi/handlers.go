@@ -135,7 +135,7 @@ func (a *API) readiness() (bool, map[string]any) {
 	detail := map[string]any{}
 	if s != nil {
 		detail["snapshot"] = map[string]any{"generation": s.Gen, "flags": s.Len(),
-			"loadedAt": s.LoadedAt.UTC().Format(memstore.TimeFormat),
+			"loadedAt":   s.LoadedAt.UTC().Format(memstore.TimeFormat),
 			"ageSeconds": a.now().Sub(s.LoadedAt).Round(time.Millisecond).Seconds()}
 	}
 	return s != nil && k != nil, detail

@@ -172,6 +172,6 @@ type Stats struct {
 
 // Aggregates are the numbers of /stats that only the database knows.
 type Aggregates struct {
-	Users                          int64
+	Users                         int64
 	VotesLast24h, Last7d, Last30d int64
 }
