@@ -1,0 +1,267 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+
+	"github.com/flagpole/flagpole/httpapi"
+	"github.com/flagpole/flagpole/loader"
+	"github.com/flagpole/flagpole/loader/loadertest"
+	"github.com/flagpole/flagpole/memstore"
+)
+
+// env is one API served over real HTTP from a real database.
+type env struct {
+	t      testing.TB
+	source loader.Dialect
+	db     *loader.DB
+	store  *memstore.Store
+	ld     *loader.Loader
+	api    *httpapi.API
+	srv    *httptest.Server
+	key    string // an active key whose limit tests never reach
+	clock  *clock
+}
+
+// clock is the API's clock: real time unless a test sets it.
+type clock struct {
+	mu  sync.Mutex
+	at  time.Time
+	set bool
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.set {
+		return c.at
+	}
+	return time.Now()
+}
+
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.at, c.set = t, true
+}
+
+// forEachSource runs f against SQLite and, where configured, PostgreSQL,
+// each with the fixture flags loaded.
+func forEachSource(t *testing.T, lines []string, f func(t *testing.T, e *env)) {
+	for _, src := range loadertest.Sources(t) {
+		t.Run(string(src), func(t *testing.T) {
+			f(t, newEnv(t, src, lines))
+		})
+	}
+}
+
+// newEnv makes a database of kind src, imports lines, loads a snapshot
+// and serves the API on a loopback port.
+func newEnv(t testing.TB, src loader.Dialect, lines []string) *env {
+	t.Helper()
+	db, _ := loadertest.Open(t, src)
+	e := &env{t: t, source: src, db: db, store: &memstore.Store{}, clock: &clock{}}
+	ctx := context.Background()
+	if len(lines) > 0 {
+		if _, err := db.Import(ctx, strings.NewReader(strings.Join(lines, "\n")), nil); err != nil {
+			t.Fatalf("import fixtures: %v", err)
+		}
+	}
+	var err error
+	if e.key, _, err = db.CreateKey(ctx, "tests", "", 1_000_000); err != nil {
+		t.Fatal(err)
+	}
+	e.ld = loader.New(db, e.store, loader.Options{Overlap: time.Minute})
+	e.reload()
+	e.api, err = httpapi.New(httpapi.Options{Store: e.store, CacheBytes: 8 << 20, Now: e.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv = httptest.NewServer(e.api.Handler())
+	t.Cleanup(func() { e.srv.Close(); e.api.Close() })
+	return e
+}
+
+// reload runs one flag load and one key load, as the cron jobs do.
+func (e *env) reload() {
+	e.t.Helper()
+	ctx := context.Background()
+	if err := e.ld.LoadFlags(ctx); err != nil {
+		e.t.Fatalf("load flags: %v", err)
+	}
+	if err := e.ld.LoadKeys(ctx); err != nil {
+		e.t.Fatalf("load keys: %v", err)
+	}
+}
+
+// exec runs a writer's statement (with ? placeholders) on the database.
+func (e *env) exec(query string, args ...any) {
+	e.t.Helper()
+	if _, err := e.db.Exec(e.db.Rebind(query), args...); err != nil {
+		e.t.Fatalf("%s: %v", query, err)
+	}
+}
+
+// result is one HTTP exchange, its body decoded when it is JSON.
+type result struct {
+	status int
+	header http.Header
+	body   []byte
+	json   map[string]any
+}
+
+// rawTransport shows responses as sent: no transparent gzip.
+var rawTransport = &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 64}
+
+var (
+	specOnce sync.Once
+	spec     validator.Validator
+	specErr  error
+)
+
+func openapiValidator(t testing.TB) validator.Validator {
+	specOnce.Do(func() {
+		doc, err := libopenapi.NewDocument(httpapi.OpenAPIYAML)
+		if err != nil {
+			specErr = err
+			return
+		}
+		v, errs := validator.NewValidator(doc)
+		if len(errs) > 0 {
+			specErr = fmt.Errorf("%v", errs)
+			return
+		}
+		spec = v
+	})
+	if specErr != nil {
+		t.Fatalf("openapi.yaml: %v", specErr)
+	}
+	return spec
+}
+
+// do sends a request with the test key (unless headers set Authorization
+// themselves; "Authorization: " sends none) and validates the response
+// against openapi.yaml.
+func (e *env) do(method, path string, headers ...string) result {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.srv.URL+path, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+e.key)
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ": ")
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := rawTransport.RoundTrip(req)
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	r := result{status: resp.StatusCode, header: resp.Header, body: body}
+	if len(body) > 0 && resp.Header.Get("Content-Encoding") == "" {
+		if err := json.Unmarshal(body, &r.json); err != nil {
+			e.t.Fatalf("%s %s: body is not a JSON object: %v\n%s", method, path, err, body)
+		}
+	}
+	e.validate(req, resp, body)
+	return r
+}
+
+// validate checks one response against the OpenAPI document.
+func (e *env) validate(req *http.Request, resp *http.Response, body []byte) {
+	e.t.Helper()
+	if resp.StatusCode == http.StatusMethodNotAllowed || !strings.HasPrefix(req.URL.Path, "/") {
+		return // a method the document does not list has no operation to check against
+	}
+	if resp.Header.Get("Content-Encoding") != "" {
+		return
+	}
+	clone := *resp
+	clone.Body = io.NopCloser(bytes.NewReader(body))
+	if ok, errs := openapiValidator(e.t).ValidateHttpResponse(req, &clone); !ok {
+		var msgs []string
+		for _, err := range errs {
+			msgs = append(msgs, err.Message+": "+err.Reason)
+			for _, sv := range err.SchemaValidationErrors {
+				msgs = append(msgs, "  "+sv.Reason+" at "+sv.FieldPath)
+			}
+		}
+		e.t.Errorf("%s %s -> %d does not match openapi.yaml:\n%s\n%s", req.Method, req.URL, resp.StatusCode,
+			strings.Join(msgs, "\n"), truncate(body))
+	}
+}
+
+func truncate(b []byte) string {
+	if len(b) > 600 {
+		return string(b[:600]) + "..."
+	}
+	return string(b)
+}
+
+func (e *env) get(path string, headers ...string) result {
+	e.t.Helper()
+	return e.do(http.MethodGet, path, headers...)
+}
+
+// mustStatus fails unless r has the status; for errors it also checks the
+// problem+json shape and code.
+func mustStatus(t testing.TB, r result, status int, code string) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d\n%s", r.status, status, truncate(r.body))
+	}
+	if status >= 400 {
+		if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
+			t.Errorf("Content-Type %q, want application/problem+json", ct)
+		}
+		if r.json["code"] != code || r.json["status"] != float64(status) || r.json["type"] != "about:blank" {
+			t.Errorf("problem %v, want code %q status %d", r.json, code, status)
+		}
+		if d, _ := r.json["detail"].(string); d == "" {
+			t.Errorf("problem without detail: %s", r.body)
+		}
+	}
+}
+
+// data returns the data array of a list response.
+func data(t testing.TB, r result) []map[string]any {
+	t.Helper()
+	raw, ok := r.json["data"].([]any)
+	if !ok {
+		t.Fatalf("no data array in %s", truncate(r.body))
+	}
+	out := make([]map[string]any, len(raw))
+	for i, x := range raw {
+		out[i] = x.(map[string]any)
+	}
+	return out
+}
+
+func slugs(items []map[string]any) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i], _ = it["slug"].(string)
+	}
+	return out
+}

@@ -1,0 +1,100 @@
+// Package loadertest gives tests throw-away databases of every source: a
+// temporary SQLite file always, and a fresh PostgreSQL database when
+// FLAGPOLE_TEST_POSTGRES names a server (under CI=true its absence fails
+// the test instead of skipping it).
+package loadertest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/flagpole/flagpole/loader"
+)
+
+// Sources lists the database kinds a test should run against.
+func Sources(tb testing.TB) []loader.Dialect {
+	tb.Helper()
+	out := []loader.Dialect{loader.SQLite}
+	if os.Getenv("FLAGPOLE_TEST_POSTGRES") != "" {
+		out = append(out, loader.Postgres)
+	} else if os.Getenv("CI") == "true" {
+		tb.Fatal("CI=true but FLAGPOLE_TEST_POSTGRES is not set: the PostgreSQL tests cannot run")
+	}
+	return out
+}
+
+// RequirePostgres skips (or, under CI, fails) when no PostgreSQL is set.
+func RequirePostgres(tb testing.TB) string {
+	tb.Helper()
+	u := os.Getenv("FLAGPOLE_TEST_POSTGRES")
+	if u == "" {
+		if os.Getenv("CI") == "true" {
+			tb.Fatal("CI=true but FLAGPOLE_TEST_POSTGRES is not set")
+		}
+		tb.Skip("FLAGPOLE_TEST_POSTGRES is not set; skipping the PostgreSQL test")
+	}
+	return u
+}
+
+// URL makes an empty database of kind d and returns its URL; it is
+// dropped when the test ends.
+func URL(tb testing.TB, d loader.Dialect) string {
+	tb.Helper()
+	if d == loader.SQLite {
+		return "sqlite:" + filepath.Join(tb.TempDir(), "flagpole.db")
+	}
+	base := RequirePostgres(tb)
+	var b [6]byte
+	rand.Read(b[:])
+	name := "flagpole_test_" + hex.EncodeToString(b[:])
+	admin, err := sqlx.Open("postgres", base)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+		tb.Fatalf("create test database: %v", err)
+	}
+	tb.Cleanup(func() {
+		a, err := sqlx.Open("postgres", base)
+		if err != nil {
+			return
+		}
+		defer a.Close()
+		a.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	u.Path = "/" + name
+	q := u.Query()
+	if q.Get("sslmode") == "" && !strings.Contains(base, "sslmode") {
+		q.Set("sslmode", "disable")
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// Open makes an empty, migrated database of kind d.
+func Open(tb testing.TB, d loader.Dialect) (*loader.DB, string) {
+	tb.Helper()
+	u := URL(tb, d)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, err := loader.OpenMigrated(ctx, u)
+	if err != nil {
+		tb.Fatalf("open %s: %v", d, err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db, u
+}
