@@ -33,6 +33,9 @@ type env struct {
 	srv    *httptest.Server
 	key    string // an active key whose limit tests never reach
 	clock  *clock
+	// noSpec turns off the OpenAPI check, for paths the document cannot
+	// describe (unknown ones); the test checks the problem itself.
+	noSpec bool
 }
 
 // clock is the API's clock: real time unless a test sets it.
@@ -184,7 +187,9 @@ func (e *env) do(method, path string, headers ...string) result {
 			e.t.Fatalf("%s %s: body is not a JSON object: %v\n%s", method, path, err, body)
 		}
 	}
-	e.validate(req, resp, body)
+	if !e.noSpec {
+		e.validate(req, resp, body)
+	}
 	return r
 }
 

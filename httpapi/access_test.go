@@ -1,0 +1,228 @@
+package httpapi_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestAuth(t *testing.T) {
+	e := newEnv(t, "sqlite", fixtureLines())
+	const realm = `Bearer realm="public-api"`
+	tests := []struct {
+		name, header, challenge string
+	}{
+		{"missing", "Authorization: ", realm},
+		{"wrong scheme", "Authorization: Basic " + e.key, realm},
+		{"scheme only", "Authorization: Bearer", realm},
+		{"unknown key", "Authorization: Bearer grf_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", realm + `, error="invalid_token"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, path := range []string{"/api/public/flags", "/api/public/flag/nope", "/api/public/search?q=x"} {
+				r := e.get(path, tc.header)
+				mustStatus(t, r, 401, "unauthorized")
+				if got := r.header.Get("WWW-Authenticate"); got != tc.challenge {
+					t.Errorf("WWW-Authenticate %q, want %q", got, tc.challenge)
+				}
+				if r.header.Get("Access-Control-Allow-Origin") != "*" {
+					t.Error("401 without CORS")
+				}
+			}
+		})
+	}
+	for _, scheme := range []string{"bearer", "BEARER", "Bearer"} {
+		mustStatus(t, e.get("/api/public/flags", "Authorization: "+scheme+" "+e.key), 200, "")
+	}
+	// The key-less routes.
+	for _, path := range []string{"/healthz", "/readyz", "/api/public/openapi.json"} {
+		mustStatus(t, e.get(path, "Authorization: "), 200, "")
+	}
+}
+
+func TestRoutingErrors(t *testing.T) {
+	e := newEnv(t, "sqlite", fixtureLines())
+	e.noSpec = true
+	for _, path := range []string{"/nope", "/api/public", "/api/public/flags/", "/api/public/flag/", "/api/public/flag/a/b/c"} {
+		r := e.get(path)
+		mustStatus(t, r, 404, "not_found")
+		if r.header.Get("X-Request-Id") == "" || r.header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("%s: 404 without request id or CORS", path)
+		}
+	}
+	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
+		r := e.do(m, "/api/public/flags")
+		mustStatus(t, r, 405, "method_not_allowed")
+		if got := r.header.Get("Allow"); got != "GET, HEAD, OPTIONS" {
+			t.Errorf("%s: Allow %q", m, got)
+		}
+	}
+}
+
+func TestCORS(t *testing.T) {
+	e := newEnv(t, "sqlite", fixtureLines())
+	for _, origin := range []string{"", "https://example.org"} {
+		h := []string{"Authorization: "}
+		if origin != "" {
+			h = append(h, "Origin: "+origin, "Access-Control-Request-Method: GET",
+				"Access-Control-Request-Headers: authorization")
+		}
+		r := e.do(http.MethodOptions, "/api/public/flags", h...)
+		if r.status != 204 {
+			t.Fatalf("preflight (origin %q): %d %s", origin, r.status, r.body)
+		}
+		for k, want := range map[string]string{"Access-Control-Allow-Origin": "*", "Access-Control-Max-Age": "86400"} {
+			if got := r.header.Get(k); got != want {
+				t.Errorf("origin %q: %s %q, want %q", origin, k, got, want)
+			}
+		}
+		methods := strings.ReplaceAll(r.header.Get("Access-Control-Allow-Methods"), " ", "")
+		if methods != "GET,HEAD,OPTIONS" {
+			t.Errorf("Allow-Methods %q", methods)
+		}
+		headers := strings.ToLower(r.header.Get("Access-Control-Allow-Headers"))
+		for _, want := range []string{"authorization", "content-type", "if-none-match"} {
+			if !strings.Contains(headers, want) {
+				t.Errorf("Allow-Headers %q lacks %s", headers, want)
+			}
+		}
+		if r.header.Get("Access-Control-Allow-Credentials") != "" {
+			t.Error("no credentials mode")
+		}
+	}
+	r := e.get("/api/public/flags?sort=bad", "Origin: https://example.org")
+	expose := strings.ToLower(r.header.Get("Access-Control-Expose-Headers"))
+	for _, h := range []string{"etag", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "retry-after", "x-request-id"} {
+		if !strings.Contains(expose, h) {
+			t.Errorf("Expose-Headers %q lacks %s", expose, h)
+		}
+	}
+	if r.header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Error("error without CORS")
+	}
+}
+
+func TestRequestID(t *testing.T) {
+	e := newEnv(t, "sqlite", nil)
+	if got := e.get("/api/public/flags", "X-Request-Id: abc-123").header.Get("X-Request-Id"); got != "abc-123" {
+		t.Errorf("sane id not echoed: %q", got)
+	}
+	for _, bad := range []string{"has space", strings.Repeat("a", 200), "quote\"d", "<script>"} {
+		got := e.get("/api/public/flags", "X-Request-Id: "+bad).header.Get("X-Request-Id")
+		if got == bad || got == "" {
+			t.Errorf("insane id %q answered with %q", bad, got)
+		}
+	}
+	a, b := e.get("/api/public/flags").header.Get("X-Request-Id"), e.get("/api/public/flags").header.Get("X-Request-Id")
+	if a == b || a == "" {
+		t.Errorf("ids %q %q are not fresh", a, b)
+	}
+	r := e.get("/api/public/flags?limit=0")
+	if r.json["requestId"] != r.header.Get("X-Request-Id") {
+		t.Errorf("problem requestId %v, header %q", r.json["requestId"], r.header.Get("X-Request-Id"))
+	}
+}
+
+// TestRateLimit sends 61 requests in one minute with a key of the default
+// budget: 60 pass, the 61st is refused, and a minute after the first the
+// budget returns.
+func TestRateLimit(t *testing.T) {
+	e := newEnv(t, "sqlite", fixtureLines())
+	key, _, err := e.db.CreateKey(context.Background(), "limited", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.reload()
+	start := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	auth := "Authorization: Bearer " + key
+	for i := 1; i <= 60; i++ {
+		e.clock.Set(start.Add(time.Duration(i) * 500 * time.Millisecond))
+		path := "/api/public/flags"
+		if i%3 == 0 {
+			path = "/api/public/flag/nope" // every status counts
+		}
+		r := e.get(path, auth)
+		if r.status != 200 && r.status != 404 {
+			t.Fatalf("request %d: %d", i, r.status)
+		}
+		if got := r.header.Get("X-RateLimit-Remaining"); got != strconv.Itoa(60-i) {
+			t.Fatalf("request %d: remaining %q, want %d", i, got, 60-i)
+		}
+		if r.header.Get("X-RateLimit-Limit") != "60" || r.header.Get("RateLimit-Policy") != `"per-key";q=60;w=60` {
+			t.Fatalf("headers %v", r.header)
+		}
+		wantReset := start.Add(500*time.Millisecond + time.Minute)
+		if got := r.header.Get("X-RateLimit-Reset"); got != strconv.FormatInt(wantReset.Unix()+1, 10) && got != strconv.FormatInt(wantReset.Unix(), 10) {
+			t.Fatalf("request %d: reset %s, want about %d", i, got, wantReset.Unix())
+		}
+	}
+	e.clock.Set(start.Add(40 * time.Second))
+	r := e.get("/api/public/flags", auth)
+	mustStatus(t, r, 429, "rate_limited")
+	ra, err := strconv.Atoi(r.header.Get("Retry-After"))
+	if err != nil || ra < 1 || ra > 21 {
+		t.Errorf("Retry-After %q, want about 21", r.header.Get("Retry-After"))
+	}
+	if r.header.Get("X-RateLimit-Remaining") != "0" || !strings.Contains(r.header.Get("RateLimit"), "r=0") {
+		t.Errorf("429 headers %v", r.header)
+	}
+	// The refused request did not count: once the first request leaves the
+	// window, exactly one more is allowed.
+	e.clock.Set(start.Add(500*time.Millisecond + time.Minute))
+	mustStatus(t, e.get("/api/public/flags", auth), 200, "")
+	mustStatus(t, e.get("/api/public/flags", auth), 429, "rate_limited")
+	// Other keys have their own budget; preflights spend none.
+	mustStatus(t, e.get("/api/public/flags"), 200, "")
+	if r := e.do(http.MethodOptions, "/api/public/flags", "Authorization: "); r.status != 204 {
+		t.Errorf("preflight %d", r.status)
+	}
+	// A key's own limit.
+	k5, _, _ := e.db.CreateKey(context.Background(), "five", "", 5)
+	e.reload()
+	for i := 0; i < 5; i++ {
+		mustStatus(t, e.get("/api/public/stats", "Authorization: Bearer "+k5), 200, "")
+	}
+	r = e.get("/api/public/stats", "Authorization: Bearer "+k5)
+	mustStatus(t, r, 429, "rate_limited")
+	if r.header.Get("X-RateLimit-Limit") != "5" {
+		t.Errorf("own limit %q", r.header.Get("X-RateLimit-Limit"))
+	}
+}
+
+func TestRevokedKey(t *testing.T) {
+	forEachSource(t, fixtureLines(), func(t *testing.T, e *env) {
+		ctx := context.Background()
+		secret, k, err := e.db.CreateKey(ctx, "to revoke", "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		auth := "Authorization: Bearer " + secret
+		mustStatus(t, e.get("/api/public/flags", auth), 401, "unauthorized") // not loaded yet
+		if err := e.ld.LoadKeys(ctx); err != nil {
+			t.Fatal(err)
+		}
+		mustStatus(t, e.get("/api/public/flags", auth), 200, "")
+		if err := e.db.RevokeKey(ctx, k.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.ld.LoadKeys(ctx); err != nil {
+			t.Fatal(err)
+		}
+		r := e.get("/api/public/flags", auth)
+		mustStatus(t, r, 401, "unauthorized")
+		if !strings.Contains(r.header.Get("WWW-Authenticate"), `error="invalid_token"`) {
+			t.Errorf("WWW-Authenticate %q", r.header.Get("WWW-Authenticate"))
+		}
+		mustStatus(t, e.get("/api/public/flags"), 200, "")
+		// The database keeps the hash only.
+		var n int
+		if err := e.db.Get(&n, e.db.Rebind("SELECT count(*) FROM api_keys WHERE key_hash = ? OR prefix = ?"), secret, secret); err != nil || n != 0 {
+			t.Errorf("the key itself is stored (%d rows, %v)", n, err)
+		}
+		_ = fmt.Sprint()
+	})
+}

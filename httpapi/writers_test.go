@@ -1,0 +1,205 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/flagpole/flagpole/loader/loadertest"
+)
+
+func votesOf(t testing.TB, e *env, slug string) (red, green float64) {
+	t.Helper()
+	r := e.get("/api/public/flag/" + slug)
+	mustStatus(t, r, 200, "")
+	v := r.json["votes"].(map[string]any)
+	return v["red"].(float64), v["green"].(float64)
+}
+
+// TestWriters runs the voting application's statements of the contract
+// and checks the API after the next load.
+func TestWriters(t *testing.T) {
+	forEachSource(t, fixtureLines(), func(t *testing.T, e *env) {
+		const slug = "red-exactly-sixty" // imported with red 3, green 2
+		e.exec("INSERT INTO users (id) VALUES (?)", "u1")
+		e.exec("INSERT INTO users (id) VALUES (?)", "u2")
+		e.exec("INSERT INTO votes (flag_id, user_id, color) VALUES (?, ?, ?)", "f01", "u1", "red")
+		e.exec("INSERT INTO votes (flag_id, user_id, color) VALUES (?, ?, ?)", "f01", "u2", "green")
+		if r, g := votesOf(t, e, slug); r != 3 || g != 2 {
+			t.Fatalf("before the load: %v/%v, want the old snapshot 3/2", r, g)
+		}
+		e.reload()
+		if r, g := votesOf(t, e, slug); r != 4 || g != 3 {
+			t.Fatalf("after inserts: %v/%v, want 4/3 (imported counts plus votes)", r, g)
+		}
+		e.exec("UPDATE votes SET color = ? WHERE flag_id = ? AND user_id = ?", "red", "f01", "u2")
+		e.reload()
+		if r, g := votesOf(t, e, slug); r != 5 || g != 2 {
+			t.Fatalf("after update: %v/%v, want 5/2", r, g)
+		}
+		e.exec("UPDATE votes SET color = ? WHERE flag_id = ? AND user_id = ?", "red", "f01", "u2") // no change
+		e.exec("DELETE FROM votes WHERE flag_id = ? AND user_id = ?", "f01", "u1")
+		e.reload()
+		if r, g := votesOf(t, e, slug); r != 4 || g != 2 {
+			t.Fatalf("after delete: %v/%v, want 4/2", r, g)
+		}
+		stats := e.get("/api/public/stats").json
+		if u := stats["users"].(map[string]any)["total"]; u != 2.0 {
+			t.Errorf("users.total %v, want 2", u)
+		}
+		if v := stats["votes"].(map[string]any); v["last24h"] != 1.0 || v["last30d"] != 1.0 {
+			t.Errorf("votes windows %v, want the one remaining vote", v)
+		}
+
+		// Status changes: rejected disappears everywhere, approved appears.
+		e.exec("UPDATE flags SET status = ? WHERE id = ?", "REJECTED", "f01")
+		e.exec("UPDATE flags SET status = ? WHERE id = ?", "APPROVED", "f13")
+		e.reload()
+		mustStatus(t, e.get("/api/public/flag/"+slug), 404, "not_found")
+		mustStatus(t, e.get("/api/public/flag/pending-one"), 200, "")
+		r := e.get("/api/public/flags?limit=100")
+		if r.json["total"] != float64(approved()) {
+			t.Errorf("total %v, want %d", r.json["total"], approved())
+		}
+		for _, s := range slugs(data(t, r)) {
+			if s == slug {
+				t.Error("a rejected flag is still listed")
+			}
+		}
+		if hits := e.get("/api/public/search?q=" + "sixty").json["data"].([]any); len(hits) != 0 {
+			t.Logf("search hits %v", hits) // fixtures have no "sixty" text; nothing to check
+		}
+		e.exec("UPDATE flags SET status = ? WHERE id = ?", "APPROVED", "f01")
+		e.reload()
+		if r, g := votesOf(t, e, slug); r != 4 || g != 2 {
+			t.Errorf("re-approved: %v/%v", r, g)
+		}
+		// A vote on a flag that is not approved moves nothing visible.
+		e.exec("INSERT INTO votes (flag_id, user_id, color) VALUES (?, ?, ?)", "f14", "u1", "red")
+		e.reload()
+		mustStatus(t, e.get("/api/public/flag/rejected-one"), 404, "not_found")
+	})
+}
+
+// TestSwapUnderLoad reloads snapshots while requests run: every answer is
+// whole and consistent with one snapshot. Run with -race.
+func TestSwapUnderLoad(t *testing.T) {
+	e := newEnv(t, "sqlite", fixtureLines())
+	e.exec("INSERT INTO users (id) VALUES (?)", "u1")
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	var failures atomic.Int64
+	for w := 0; w < 6; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			paths := []string{"/api/public/flags?limit=100", "/api/public/flag/red-exactly-sixty",
+				"/api/public/stats", "/api/public/search?q=bus", "/api/public/flags?dominant=red&limit=3"}
+			for i := 0; !stop.Load(); i++ {
+				r := e.get(paths[i%len(paths)])
+				if r.status != 200 {
+					failures.Add(1)
+					continue
+				}
+				if d, ok := r.json["data"].([]any); ok && r.json["count"] != float64(len(d)) {
+					failures.Add(1)
+				}
+			}
+		}()
+	}
+	ctx := context.Background()
+	for i := 0; i < 30; i++ {
+		color := []string{"red", "green"}[i%2]
+		if i == 0 {
+			e.exec("INSERT INTO votes (flag_id, user_id, color) VALUES (?, ?, ?)", "f01", "u1", color)
+		} else {
+			e.exec("UPDATE votes SET color = ? WHERE flag_id = ? AND user_id = ?", color, "f01", "u1")
+		}
+		if err := e.ld.LoadFlags(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	if n := failures.Load(); n > 0 {
+		t.Errorf("%d requests failed or were inconsistent during swaps", n)
+	}
+	if got := e.store.Snapshot().Gen; got < 31 {
+		t.Errorf("generation %d: the loads did not swap", got)
+	}
+}
+
+// TestExportImport exports a database and imports it into an empty one:
+// both serve the same API.
+func TestExportImport(t *testing.T) {
+	forEachSource(t, fixtureLines(), func(t *testing.T, a *env) {
+		var buf bytes.Buffer
+		n, err := a.db.Export(context.Background(), &buf, nil)
+		if err != nil || n != len(fixtures) {
+			t.Fatalf("export: %d flags, %v", n, err)
+		}
+		b := newEnv(t, a.source, nil)
+		if _, err := b.db.Import(context.Background(), bytes.NewReader(buf.Bytes()), nil); err != nil {
+			t.Fatalf("import: %v", err)
+		}
+		b.reload()
+		paths := []string{"/api/public/categories", "/api/public/regions", "/api/public/search?q=otob",
+			"/api/public/search?q=the"}
+		for _, s := range []string{"net", "total", "controversial", "newest"} {
+			paths = append(paths, "/api/public/flags?limit=100&sort="+s, "/api/public/flags?limit=100&order=desc&sort="+s)
+		}
+		for _, f := range fixtures {
+			paths = append(paths, "/api/public/flag/"+f.slug, "/api/public/flag/"+f.slug+"/trend?days=90")
+		}
+		for _, p := range paths {
+			ra, rb := a.get(p, "X-Request-Id: same"), b.get(p, "X-Request-Id: same")
+			if ra.status != rb.status || !bytes.Equal(ra.body, rb.body) {
+				t.Errorf("%s differs:\n%s\n%s", p, truncate(ra.body), truncate(rb.body))
+			}
+		}
+		sa, sb := a.get("/api/public/stats").json, b.get("/api/public/stats").json
+		if fmt.Sprint(sa["flags"], sa["topCategories"], sa["votes"].(map[string]any)["total"]) !=
+			fmt.Sprint(sb["flags"], sb["topCategories"], sb["votes"].(map[string]any)["total"]) {
+			t.Errorf("stats differ: %v / %v", sa, sb)
+		}
+		// Importing again changes nothing (idempotent).
+		if _, err := b.db.Import(context.Background(), bytes.NewReader(buf.Bytes()), nil); err != nil {
+			t.Fatal(err)
+		}
+		b.reload()
+		if r := b.get("/api/public/flags"); r.json["total"] != float64(approved()) {
+			t.Errorf("after a second import: total %v", r.json["total"])
+		}
+	})
+}
+
+// TestImportAllOrNothing: a bad line names itself and writes nothing.
+func TestImportAllOrNothing(t *testing.T) {
+	for _, src := range loadertest.Sources(t) {
+		t.Run(string(src), func(t *testing.T) {
+			e := newEnv(t, src, nil)
+			lines := fixtureLines()[:3]
+			lines = append(lines, `{"id":"x","slug":"x","category":"NOPE"}`)
+			_, err := e.db.Import(context.Background(), bytes.NewReader([]byte(joinLines(lines))), nil)
+			if err == nil || !bytes.Contains([]byte(err.Error()), []byte("line 4")) {
+				t.Fatalf("error %v, want one naming line 4", err)
+			}
+			e.reload()
+			if r := e.get("/api/public/flags"); r.json["total"] != 0.0 {
+				t.Errorf("a failed import wrote %v flags", r.json["total"])
+			}
+		})
+	}
+}
+
+func joinLines(lines []string) string {
+	var b bytes.Buffer
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
