@@ -121,13 +121,14 @@ func (db *DB) Import(ctx context.Context, r io.Reader, progress func(lines int))
 // Export writes every flag, whatever its status, with all its stored
 // snapshots, as JSON Lines ordered by id: the format Import reads.
 func (db *DB) Export(ctx context.Context, w io.Writer, progress func(flags int)) (int, error) {
-	cols := strings.Replace(db.q.allApproved, " WHERE status = 'APPROVED'", "", 1) + " ORDER BY id"
+	cols := strings.Replace(db.q.allApproved, " WHERE status = 'APPROVED'", "", 1) + " ORDER BY id" + byteOrder(db.Dialect)
 	rows, err := db.QueryContext(ctx, cols)
 	if err != nil {
 		return 0, fmt.Errorf("export: %w", err)
 	}
 	defer rows.Close()
-	snaps, err := db.QueryContext(ctx, "SELECT flag_id, "+dayExpr(db.Dialect, "day")+", red, green FROM flag_snapshots ORDER BY flag_id, day")
+	snaps, err := db.QueryContext(ctx, "SELECT flag_id, "+dayExpr(db.Dialect, "day")+", red, green FROM flag_snapshots ORDER BY flag_id"+
+		byteOrder(db.Dialect)+", day")
 	if err != nil {
 		return 0, fmt.Errorf("export: %w", err)
 	}

@@ -36,6 +36,15 @@ func dayExpr(d Dialect, col string) string {
 	return fmt.Sprintf("CAST(julianday(%s) - 2440587.5 AS INTEGER)", col)
 }
 
+// byteOrder is the dialect's ORDER BY suffix that sorts text byte by
+// byte, as Go compares strings, whatever the database's collation.
+func byteOrder(d Dialect) string {
+	if d == Postgres {
+		return ` COLLATE "C"`
+	}
+	return ""
+}
+
 // tsParam is the dialect's expression for a timestamp parameter given in
 // the text form tsText returns.
 func tsParam(d Dialect) string {
@@ -79,7 +88,7 @@ func queriesFor(d Dialect) *queries {
 			"FROM votes v JOIN flags f ON f.id = v.flag_id AND f.status = 'APPROVED' WHERE v.created_at >= " + ts,
 		activeKeys: "SELECT id, key_hash, COALESCE(rate_limit, 0) AS rate_limit FROM api_keys WHERE revoked_at IS NULL",
 		snapshotDay: "INSERT INTO flag_snapshots (flag_id, day, red, green) " +
-			"SELECT id, " + day + ", red_count, green_count FROM flags ON CONFLICT (flag_id, day) DO NOTHING",
+			"SELECT id, " + day + ", red_count, green_count FROM flags WHERE true ON CONFLICT (flag_id, day) DO NOTHING",
 	}
 	bind := sqlx.QUESTION
 	if d == Postgres {

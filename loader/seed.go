@@ -69,7 +69,7 @@ func (db *DB) Seed(ctx context.Context, o SeedOptions) error {
 	slugs := map[string]int{}
 	today := memstore.DayOf(now)
 	for i := 0; i < o.Flags; i++ {
-		st := seedStatements[i%len(seedStatements)]
+		st := seedOrder[i%len(seedOrder)]
 		id := fmt.Sprintf("flg_%010x%04x", rng.Uint64()&0xffffffffff, i&0xffff)
 		base := slugify(st.Text[memstore.EN])
 		slugs[base]++
@@ -146,7 +146,7 @@ func (db *DB) Seed(ctx context.Context, o SeedOptions) error {
 		n := rng.IntN(min(40, len(flagIDs)) + 1)
 		for j := 0; j < n; j++ {
 			fi := rng.IntN(len(flagIDs))
-			st := seedStatements[fi%len(seedStatements)]
+			st := seedOrder[fi%len(seedOrder)]
 			color := "green"
 			if rng.Float64() < 0.5+float64(st.Lean)*0.3 {
 				color = "red"
@@ -165,6 +165,24 @@ func (db *DB) Seed(ctx context.Context, o SeedOptions) error {
 	}
 	return nil
 }
+
+// seedOrder deals the statements round-robin across the categories, so
+// that even a small seed holds every category.
+var seedOrder = func() []seedStatement {
+	byCat := map[string][]seedStatement{}
+	for _, st := range seedStatements {
+		byCat[st.Category] = append(byCat[st.Category], st)
+	}
+	var out []seedStatement
+	for i := 0; len(out) < len(seedStatements); i++ {
+		for _, c := range memstore.Categories {
+			if i < len(byCat[c]) {
+				out = append(out, byCat[c][i])
+			}
+		}
+	}
+	return out
+}()
 
 func pickRegion(rng *rand.Rand) string {
 	total := 0

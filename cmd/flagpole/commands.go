@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -112,28 +113,19 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	if fs.NArg() > 1 {
 		return errors.New("export: name at most one FILE, or - for standard output")
 	}
-	out := stdout
-	var file *os.File
-	if name := fs.Arg(0); name != "" && name != "-" {
-		if file, err = os.Create(name); err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		out = file
-	}
 	db, err := loader.OpenMigrated(ctx, cfg.DB)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	out, commit, err := output(fs.Arg(0), stdout)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
 	p := newProgress(stderr, "export", "flags")
 	n, err := db.Export(ctx, out, func(done int) { p.update(done, 0) })
 	p.done()
-	if file != nil {
-		if cerr := file.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
+	if err = commit(err); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "exported %d flags\n", n)
@@ -249,4 +241,29 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	default:
 		return fmt.Errorf("keys: unknown subcommand %q: want create, list or revoke", args[0])
 	}
+}
+
+// output opens where export writes: standard output for "" or "-", else a
+// temporary file beside name that commit renames over it only when the
+// export succeeded, so a failed export leaves an existing file as it was.
+func output(name string, stdout io.Writer) (io.Writer, func(error) error, error) {
+	if name == "" || name == "-" {
+		return stdout, func(err error) error { return err }, nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
+	if err != nil {
+		return nil, nil, err
+	}
+	return tmp, func(err error) error {
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp.Name(), name)
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+		}
+		return err
+	}, nil
 }

@@ -85,23 +85,10 @@ func snapshotOn(rec map[string]any, at string) map[string]any {
 	return nil
 }
 
-// skipSnapshotBug skips the snapshot tests on SQLite, where the command
-// always fails.
-func skipSnapshotBug(t *testing.T, d loader.Dialect) {
-	t.Helper()
-	if d == loader.SQLite {
-		t.Skip(`known bug: loader/queries.go:81-82, snapshotDay is "INSERT INTO flag_snapshots ... SELECT ... FROM flags ` +
-			`ON CONFLICT (flag_id, day) DO NOTHING", which SQLite cannot parse (an upsert after INSERT ... SELECT ` +
-			`needs a WHERE clause on the SELECT, e.g. WHERE true): flagpole snapshot fails with ` +
-			`'SQL logic error: near "DO": syntax error' on every SQLite database`)
-	}
-}
-
 func TestSnapshot(t *testing.T) {
 	t.Parallel()
 	for _, d := range loadertest.Sources(t) {
 		t.Run(string(d), func(t *testing.T) {
-			skipSnapshotBug(t, d)
 			db := loadertest.URL(t, d)
 			mustRun(t, "import", "--db", db, writeFile(t, "good.jsonl", goodFile))
 			// The file holds 3 snapshots, two of them on 2026-01-02
@@ -156,7 +143,6 @@ func TestSnapshotToday(t *testing.T) {
 	t.Parallel()
 	for _, d := range loadertest.Sources(t) {
 		t.Run(string(d), func(t *testing.T) {
-			skipSnapshotBug(t, d)
 			db := loadertest.URL(t, d)
 			mustRun(t, "import", "--db", db, writeFile(t, "good.jsonl", goodFile))
 			before := time.Now().UTC().Format(time.DateOnly)

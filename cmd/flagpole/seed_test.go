@@ -228,9 +228,6 @@ func TestSeedData(t *testing.T) {
 		checkSeedFacts(t, f, false)
 	})
 	t.Run("every category with 50 flags", func(t *testing.T) {
-		t.Skip("known bug: loader/seed.go picks seedStatements[i%len(seedStatements)], and seedStatements " +
-			"(loader/seedtext.go) is grouped by category, 20 per category, so --flags 50 gives only " +
-			"CHARACTER, BEHAVIORAL and CULTURAL, not every category as CONTRACT.md's seed promises")
 		checkSeedFacts(t, f, true)
 	})
 	t.Run("snapshots cover --days", func(t *testing.T) {
