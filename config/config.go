@@ -25,6 +25,8 @@ type Config struct {
 	DB                string        // database URL: sqlite:FILE or postgres://...
 	DBReplica         string        // where the loader reads; empty: DB
 	Redis             string        // redis://... for one rate-limit budget across instances; empty: in-process
+	RedisPrefix       string        // prefix of the Redis keys; instances that share a budget share it
+	RedisTimeout      time.Duration // per rate-limit decision; past it the instance limits in-process
 	Refresh           string        // cron schedule of the flag, trend and stats load
 	KeyRefresh        string        // cron schedule of the key load
 	FullReload        time.Duration // a full flag reload at least this often; 0: only at start
@@ -48,6 +50,7 @@ func Default() Config {
 		FullReload: 10 * time.Minute, RateLimit: 60, CacheMB: 64, ShutdownTimeout: 10 * time.Second,
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
 		IdleTimeout: 120 * time.Second, LogFormat: "json", AccessLog: true, SnapshotDaily: true,
+		RedisPrefix: "flagpole:", RedisTimeout: 50 * time.Millisecond,
 	}
 }
 
@@ -100,6 +103,8 @@ var settings = []setting{
 	{"db", "database URL: sqlite:FILE or postgres://...", str(func(c *Config) *string { return &c.DB })},
 	{"db_replica", "database URL the loader reads from (a read replica); empty: --db", str(func(c *Config) *string { return &c.DBReplica })},
 	{"redis", "redis:// URL for one rate-limit budget across instances (empty: in-process)", str(func(c *Config) *string { return &c.Redis })},
+	{"redis_prefix", "prefix of the Redis keys (instances sharing a budget share it)", str(func(c *Config) *string { return &c.RedisPrefix })},
+	{"redis_timeout", "per rate-limit decision in Redis; past it the instance limits in-process", dur(func(c *Config) *time.Duration { return &c.RedisTimeout })},
 	{"refresh", "cron schedule of the flag, trend and stats load", str(func(c *Config) *string { return &c.Refresh })},
 	{"key_refresh", "cron schedule of the API key load", str(func(c *Config) *string { return &c.KeyRefresh })},
 	{"full_reload", "reread every flag at least this often (0: only at start)", dur(func(c *Config) *time.Duration { return &c.FullReload })},

@@ -16,13 +16,15 @@ import (
 
 	"github.com/flagpole/flagpole/config"
 	"github.com/flagpole/flagpole/httpapi"
+	"github.com/flagpole/flagpole/httpapi/ratelimit"
 	"github.com/flagpole/flagpole/loader"
 	"github.com/flagpole/flagpole/memstore"
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) error {
 	fs := newFlagSet("serve", "db", "db_replica", "addr", "admin_addr", "redis", "refresh", "key_refresh",
-		"rate_limit", "cache_mb", "max_snapshot_age", "full_reload", "log_format", "access_log")
+		"rate_limit", "cache_mb", "max_snapshot_age", "full_reload", "log_format", "access_log", "redis_prefix",
+		"redis_timeout", "snapshot_daily")
 	demo := fs.Bool("demo", false, "on an empty database, seed the demo data, create a key and print it")
 	cfg, err := parse(fs, args, stderr, getenv)
 	if err != nil {
@@ -48,6 +50,8 @@ type program struct {
 	api     *httpapi.API
 	ln      net.Listener
 	adminLn net.Listener
+	redis   *ratelimit.Redis
+	limiter *ratelimit.Fallback
 	ready   chan struct{}
 }
 
@@ -92,6 +96,18 @@ func newProgram(ctx context.Context, cfg config.Config, demo bool, stdout, stder
 	p.loader = loader.New(p.src, p.store, loader.Options{FullEvery: cfg.FullReload, Log: p.log})
 	opt := httpapi.Options{Store: p.store, RateLimit: cfg.RateLimit, CacheBytes: int64(cfg.CacheMB) << 20,
 		Log: p.log, Ready: p.readiness}
+	if cfg.Redis != "" {
+		if p.redis, err = ratelimit.NewRedis(ratelimit.RedisOptions{URL: cfg.Redis, Prefix: cfg.RedisPrefix,
+			Timeout: cfg.RedisTimeout}); err != nil {
+			p.Close()
+			return nil, err
+		}
+		if err := p.redis.Ping(ctx); err != nil {
+			p.log.Warn("redis does not answer; limiting in-process until it does", "err", err)
+		}
+		p.limiter = ratelimit.NewFallback(p.redis, p.log)
+		opt.Limiter = p.limiter
+	}
 	if cfg.AccessLog {
 		opt.AccessLog = p.log
 	}
@@ -154,6 +170,9 @@ func (p *program) readiness() (bool, map[string]any) {
 			ready = false
 			detail["stale"] = fmt.Sprintf("the snapshot is older than max_snapshot_age (%s)", p.cfg.MaxSnapshotAge)
 		}
+	}
+	if p.limiter != nil {
+		detail["rateLimit"] = map[string]any{"shared": !p.limiter.Degraded(), "fallbacks": p.limiter.Fallbacks()}
 	}
 	if k != nil {
 		detail["keys"] = map[string]any{"count": k.Len(), "loadedAt": k.LoadedAt.UTC().Format(memstore.TimeFormat)}
@@ -234,6 +253,9 @@ func (p *program) adminHandler() http.Handler {
 func (p *program) Close() {
 	if p.api != nil {
 		p.api.Close()
+	}
+	if p.redis != nil {
+		p.redis.Close()
 	}
 	for _, ln := range []net.Listener{p.ln, p.adminLn} {
 		if ln != nil {

@@ -1,0 +1,64 @@
+package ratelimit
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"time"
+)
+
+var _ Limiter = (*Fallback)(nil)
+
+// Fallback asks a shared limiter and, when it fails, decides with an
+// in-process one instead, so requests are still served and still limited.
+// After a failure it leaves the shared limiter alone for a short pause
+// (so a dead Redis costs no timeout per request), then tries again:
+// shared limiting resumes by itself. The local windows see every request,
+// so a fallback starts from this instance's recent traffic.
+type Fallback struct {
+	shared Limiter
+	local  *Local
+	log    *slog.Logger
+	pause  time.Duration
+
+	downUntil atomic.Int64 // Unix ns; 0 when the shared limiter is up
+	fallbacks atomic.Int64
+}
+
+// NewFallback wraps shared with an in-process fallback.
+func NewFallback(shared Limiter, log *slog.Logger) *Fallback {
+	return &Fallback{shared: shared, local: NewLocal(), log: log, pause: time.Second}
+}
+
+// Fallbacks counts the decisions made locally because the shared limiter
+// failed or was paused.
+func (f *Fallback) Fallbacks() int64 { return f.fallbacks.Load() }
+
+// Degraded reports whether decisions are being made locally now.
+func (f *Fallback) Degraded() bool { return f.downUntil.Load() != 0 }
+
+// Local is the in-process limiter used while the shared one is down.
+func (f *Fallback) Local() *Local { return f.local }
+
+// Allow decides with the shared limiter, or locally while it is down.
+func (f *Fallback) Allow(ctx context.Context, key string, limit int, now time.Time) (Decision, error) {
+	if until := f.downUntil.Load(); until != 0 && time.Now().UnixNano() < until {
+		f.fallbacks.Add(1)
+		return f.local.Allow(ctx, key, limit, now)
+	}
+	d, err := f.shared.Allow(ctx, key, limit, now)
+	if err != nil {
+		if f.downUntil.Swap(time.Now().Add(f.pause).UnixNano()) == 0 {
+			f.log.Warn("shared rate limiter failed; limiting in-process until it answers again", "err", err)
+		}
+		f.fallbacks.Add(1)
+		return f.local.Allow(ctx, key, limit, now)
+	}
+	if f.downUntil.Swap(0) != 0 {
+		f.log.Info("shared rate limiter answers again; limits are shared across instances")
+	}
+	if d.Allowed {
+		f.local.Allow(ctx, key, limit, now) // keep the local view of this instance's traffic
+	}
+	return d, nil
+}
