@@ -136,6 +136,38 @@ func bindOf(d Dialect) int {
 	return sqlx.QUESTION
 }
 
+// snapshotLock is the PostgreSQL advisory lock key of the daily snapshot.
+const snapshotLock = 0x666c6167 // "flag"
+
+// SnapshotDayExclusive is SnapshotDay for several instances that each run
+// it on schedule: on PostgreSQL it takes an advisory lock for the
+// transaction and, when another instance holds it, writes nothing and
+// reports skipped. SQLite serialises writers itself.
+func (db *DB) SnapshotDayExclusive(ctx context.Context, day time.Time) (n int64, skipped bool, err error) {
+	if db.Dialect != Postgres {
+		n, err = db.SnapshotDay(ctx, day)
+		return n, false, err
+	}
+	tx, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		return 0, false, fmt.Errorf("snapshot: %w", err)
+	}
+	defer tx.Rollback()
+	var got bool
+	if err := tx.GetContext(ctx, &got, "SELECT pg_try_advisory_xact_lock($1)", snapshotLock); err != nil {
+		return 0, false, fmt.Errorf("snapshot: %w", err)
+	}
+	if !got {
+		return 0, true, nil
+	}
+	res, err := tx.ExecContext(ctx, db.q.snapshotDay, day.UTC().Format(time.DateOnly))
+	if err != nil {
+		return 0, false, fmt.Errorf("snapshot: %w", err)
+	}
+	n, _ = res.RowsAffected()
+	return n, false, tx.Commit()
+}
+
 // SnapshotDay records every flag's counters as of now under day, once:
 // the first writer of a day wins, later runs change nothing, so running it
 // from cron on several hosts is safe. It returns the rows written.

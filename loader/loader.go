@@ -238,8 +238,8 @@ func (l *Loader) Run(ctx context.Context, flagSpec, keySpec string, ready func()
 	}
 	c := cron.New(cron.WithParser(scheduleParser), cron.WithLocation(time.UTC),
 		cron.WithChain(cron.SkipIfStillRunning(cron.DiscardLogger)))
-	c.Schedule(ks, cron.FuncJob(func() { l.logErr(l.LoadKeys(ctx), "key load failed") }))
-	c.Schedule(fs, cron.FuncJob(func() { l.logErr(l.LoadFlags(ctx), "flag load failed") }))
+	c.Schedule(ks, cron.FuncJob(func() { l.logErr(withTimeout(ctx, time.Minute, l.LoadKeys), "key load failed") }))
+	c.Schedule(fs, cron.FuncJob(func() { l.logErr(withTimeout(ctx, 5*time.Minute, l.LoadFlags), "flag load failed") }))
 
 	for wait := 200 * time.Millisecond; ; wait = min(wait*2, 10*time.Second) {
 		kerr := l.LoadKeys(ctx)
@@ -265,6 +265,14 @@ func (l *Loader) Run(ctx context.Context, flagSpec, keySpec string, ready func()
 	<-ctx.Done()
 	<-c.Stop().Done()
 	return nil
+}
+
+// withTimeout runs a load under a deadline, so that a database that stops
+// answering mid-query cannot stall the schedule for good.
+func withTimeout(ctx context.Context, d time.Duration, load func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	return load(ctx)
 }
 
 func (l *Loader) logErr(err error, msg string, args ...any) {

@@ -150,9 +150,13 @@ func runSnapshot(ctx context.Context, args []string, stderr io.Writer, getenv en
 		return err
 	}
 	defer db.Close()
-	n, err := db.SnapshotDay(ctx, day)
+	n, skipped, err := db.SnapshotDayExclusive(ctx, day)
 	if err != nil {
 		return err
+	}
+	if skipped {
+		fmt.Fprintf(stderr, "snapshot of %s: another process is writing it; nothing written here\n", day.Format(time.DateOnly))
+		return nil
 	}
 	fmt.Fprintf(stderr, "snapshot of %s: %d rows written (rows already there are kept)\n", day.Format(time.DateOnly), n)
 	return nil

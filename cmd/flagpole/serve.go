@@ -208,9 +208,13 @@ func (p *program) Run(ctx context.Context) error {
 	if p.cfg.SnapshotDaily {
 		c := cron.New(cron.WithLocation(time.UTC))
 		c.AddFunc("0 0 * * *", func() {
-			if n, err := p.db.SnapshotDay(loadCtx, time.Now()); err != nil {
+			n, skipped, err := p.db.SnapshotDayExclusive(loadCtx, time.Now())
+			switch {
+			case err != nil:
 				p.log.Warn("daily snapshot failed", "err", err)
-			} else {
+			case skipped:
+				p.log.Info("daily snapshot written by another instance")
+			default:
 				p.log.Info("daily snapshot", "rows", n)
 			}
 		})

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/flagpole/flagpole/loader"
+	"github.com/flagpole/flagpole/loader/loadertest"
+)
+
+// TestMain lets the test binary run as the flagpole command, so tests can
+// start real `flagpole serve` processes without building anything.
+func TestMain(m *testing.M) {
+	if os.Getenv("FLAGPOLE_TEST_EXEC_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// proc is a `flagpole serve` process.
+type proc struct {
+	cmd  *exec.Cmd
+	addr chan string
+	base string
+}
+
+func startProc(t *testing.T, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"serve"}, args...)...)
+	cmd.Env = append(os.Environ(), "FLAGPOLE_TEST_EXEC_MAIN=1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{cmd: cmd, addr: make(chan string, 1)}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sent := false
+		for sc.Scan() {
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil && !sent {
+				p.addr <- m[1]
+				sent = true
+			}
+		}
+		if !sent {
+			close(p.addr)
+		}
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			t.Error("a serve process did not stop within 20 s of SIGINT")
+		}
+	})
+	return p
+}
+
+func (p *proc) wait(t *testing.T) {
+	t.Helper()
+	select {
+	case a, ok := <-p.addr:
+		if !ok {
+			t.Fatal("serve exited before listening")
+		}
+		p.base = "http://" + a
+	case <-time.After(60 * time.Second):
+		t.Fatal("serve did not listen within 60 s")
+	}
+}
+
+// readyz returns /readyz's status and decoded body.
+func readyz(base string) (int, map[string]any) {
+	c := &http.Client{Timeout: 3 * time.Second}
+	resp, err := c.Get(base + "/readyz")
+	if err != nil {
+		return 0, nil
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	json.NewDecoder(resp.Body).Decode(&m)
+	return resp.StatusCode, m
+}
+
+func until(t *testing.T, what string, timeout time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func redisPrefix() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return "flagpole-test-" + hex.EncodeToString(b[:]) + ":"
+}
+
+// TestCluster starts three serve processes at once on one fresh
+// PostgreSQL database and one Redis: they migrate it once, all become
+// ready, and share one budget per key: of 200 concurrent requests with one
+// key spread over the three, exactly 60 succeed.
+func TestCluster(t *testing.T) {
+	redisURL := loadertest.RedisURL(t)
+	dbURL := loadertest.URL(t, loader.Postgres) // created, not migrated
+	prefix := redisPrefix()
+	var procs []*proc
+	for i := 0; i < 3; i++ {
+		procs = append(procs, startProc(t, "--db", dbURL, "--redis", redisURL, "--redis-prefix", prefix,
+			"--addr", "127.0.0.1:0", "--refresh", "@every 1s", "--key-refresh", "@every 1s",
+			"--access-log", "false", "--snapshot-daily", "false"))
+	}
+	for _, p := range procs {
+		p.wait(t)
+	}
+	for _, p := range procs {
+		until(t, p.base+" ready", 60*time.Second, func() bool { s, _ := readyz(p.base); return s == 200 })
+	}
+	ctx := context.Background()
+	db, err := loader.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var applied int
+	if err := db.Get(&applied, "SELECT count(*) FROM goose_db_version WHERE version_id = 1"); err != nil || applied != 1 {
+		t.Fatalf("migration 1 recorded %d times (%v), want once", applied, err)
+	}
+	key, _, err := db.CreateKey(ctx, "cluster", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range procs {
+		until(t, p.base+" loads the key", 20*time.Second, func() bool {
+			_, m := readyz(p.base)
+			k, _ := m["keys"].(map[string]any)
+			return k != nil && k["count"] == 1.0
+		})
+	}
+
+	var ok, limited atomic.Int64
+	var wg sync.WaitGroup
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 100}}
+	start := make(chan struct{})
+	for i := 0; i < 200; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			<-start
+			req, _ := http.NewRequest(http.MethodGet, procs[i%3].base+"/api/public/stats", nil)
+			req.Header.Set("Authorization", "Bearer "+key)
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			switch resp.StatusCode {
+			case 200:
+				ok.Add(1)
+			case 429:
+				limited.Add(1)
+				if ra, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || ra < 1 {
+					t.Errorf("429 with Retry-After %q", resp.Header.Get("Retry-After"))
+				}
+			default:
+				t.Errorf("status %d", resp.StatusCode)
+			}
+		}(i)
+	}
+	close(start)
+	wg.Wait()
+	if ok.Load() != 60 || limited.Load() != 140 {
+		t.Fatalf("%d succeeded and %d were limited, want exactly 60 and 140", ok.Load(), limited.Load())
+	}
+}
