@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-contrib/cors"
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/flagpole/flagpole/httpapi/ratelimit"
 	"github.com/flagpole/flagpole/memstore"
@@ -32,6 +33,8 @@ type Options struct {
 	AccessLog *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Metrics, when set, receives the request counters and histograms.
+	Metrics prometheus.Registerer
 }
 
 // API serves the public API from a memstore.Store.
@@ -44,6 +47,7 @@ type API struct {
 	now     func() time.Time
 	engine  *gin.Engine
 	openapi []byte
+	metrics *metrics
 }
 
 // New builds the API and its route table.
@@ -68,7 +72,8 @@ func New(opt Options) (*API, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, log: opt.Log, now: opt.Now, openapi: spec}
+	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, log: opt.Log, now: opt.Now, openapi: spec,
+		metrics: newMetrics(opt.Metrics)}
 	a.engine = a.routes()
 	return a, nil
 }
@@ -95,7 +100,7 @@ func (a *API) routes() *gin.Engine {
 	e.RedirectFixedPath = false
 	e.ContextWithFallback = true
 
-	e.Use(a.recoverer, a.requestID, a.accessLog, corsHeaders, cors.New(cors.Config{
+	e.Use(a.recoverer, a.observe, a.requestID, a.accessLog, corsHeaders, cors.New(cors.Config{
 		AllowAllOrigins:           true,
 		AllowMethods:              []string{"GET", "HEAD", "OPTIONS"},
 		AllowHeaders:              []string{"Authorization", "Content-Type", "If-None-Match"},

@@ -26,6 +26,9 @@ type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	Log *slog.Logger
+	// OnLoad, when set, is told of every load: its job ("flags" or
+	// "keys"), duration, rows read and error.
+	OnLoad func(job string, took time.Duration, rows int, err error)
 }
 
 // Loader fills a memstore.Store from the database: flags, trends and the
@@ -87,6 +90,9 @@ func (l *Loader) LoadFlags(ctx context.Context) error {
 	defer l.mu.Unlock()
 	start := time.Now()
 	rows, full, err := l.loadFlags(ctx)
+	if l.opt.OnLoad != nil {
+		l.opt.OnLoad("flags", time.Since(start), rows, err)
+	}
 	l.statsMu.Lock()
 	defer l.statsMu.Unlock()
 	l.stats.Loads++
@@ -200,7 +206,11 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full bool, n
 
 // LoadKeys reads the active API keys and swaps the key set in.
 func (l *Loader) LoadKeys(ctx context.Context) error {
+	start := time.Now()
 	hashes, keys, err := l.db.ReadKeys(ctx)
+	if l.opt.OnLoad != nil {
+		l.opt.OnLoad("keys", time.Since(start), len(keys), err)
+	}
 	l.statsMu.Lock()
 	defer l.statsMu.Unlock()
 	l.stats.KeyLoads++

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/robfig/cron/v3"
 
 	"github.com/flagpole/flagpole/config"
@@ -53,6 +54,7 @@ type program struct {
 	redis   *ratelimit.Redis
 	limiter *ratelimit.Fallback
 	ready   chan struct{}
+	reg     *prometheus.Registry
 }
 
 func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
@@ -93,9 +95,11 @@ func newProgram(ctx context.Context, cfg config.Config, demo bool, stdout, stder
 			return nil, err
 		}
 	}
-	p.loader = loader.New(p.src, p.store, loader.Options{FullEvery: cfg.FullReload, Log: p.log})
+	var lm *loadMetrics
+	p.reg, lm = newRegistry()
+	p.loader = loader.New(p.src, p.store, loader.Options{FullEvery: cfg.FullReload, Log: p.log, OnLoad: lm.observe})
 	opt := httpapi.Options{Store: p.store, RateLimit: cfg.RateLimit, CacheBytes: int64(cfg.CacheMB) << 20,
-		Log: p.log, Ready: p.readiness}
+		Log: p.log, Ready: p.readiness, Metrics: p.reg}
 	if cfg.Redis != "" {
 		if p.redis, err = ratelimit.NewRedis(ratelimit.RedisOptions{URL: cfg.Redis, Prefix: cfg.RedisPrefix,
 			Timeout: cfg.RedisTimeout}); err != nil {
@@ -115,6 +119,7 @@ func newProgram(ctx context.Context, cfg config.Config, demo bool, stdout, stder
 		p.Close()
 		return nil, err
 	}
+	p.registerState(p.reg)
 	return p, nil
 }
 
@@ -193,7 +198,11 @@ func (p *program) Run(ctx context.Context) error {
 		servers = append(servers, admin)
 		go func() { errc <- admin.Serve(p.adminLn) }()
 	}
-	p.log.Info("listening", "addr", p.Addr(), "db", loader.Redact(p.cfg.DB), "refresh", p.cfg.Refresh)
+	admin := ""
+	if p.adminLn != nil {
+		admin = p.adminLn.Addr().String()
+	}
+	p.log.Info("listening", "addr", p.Addr(), "admin_addr", admin, "db", loader.Redact(p.cfg.DB), "refresh", p.cfg.Refresh)
 
 	loadCtx, stopLoads := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -245,6 +254,7 @@ func (p *program) adminHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/healthz", p.api.Handler())
 	mux.Handle("/readyz", p.api.Handler())
+	mux.Handle("/metrics", metricsHandler(p.reg))
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)

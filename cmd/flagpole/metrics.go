@@ -1,0 +1,104 @@
+package main
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// loadMetrics record every load of the loader's two cron jobs.
+type loadMetrics struct {
+	duration *prometheus.HistogramVec
+	loads    *prometheus.CounterVec
+	rows     *prometheus.CounterVec
+}
+
+// newRegistry makes the registry of /metrics: the process, the Go runtime,
+// and the loader's jobs.
+func newRegistry() (*prometheus.Registry, *loadMetrics) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m := &loadMetrics{
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "flagpole_load_duration_seconds", Help: "Duration of each load, by cron job (flags, keys).",
+			Buckets: prometheus.ExponentialBuckets(0.001, 3, 12),
+		}, []string{"job"}),
+		loads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "flagpole_loads_total", Help: "Loads by cron job and result (ok, error).",
+		}, []string{"job", "result"}),
+		rows: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "flagpole_load_rows_total", Help: "Rows read by the loads, by cron job.",
+		}, []string{"job"}),
+	}
+	reg.MustRegister(m.duration, m.loads, m.rows)
+	return reg, m
+}
+
+func (m *loadMetrics) observe(job string, took time.Duration, rows int, err error) {
+	m.duration.WithLabelValues(job).Observe(took.Seconds())
+	result := "ok"
+	if err != nil {
+		result = "error"
+	}
+	m.loads.WithLabelValues(job, result).Inc()
+	m.rows.WithLabelValues(job).Add(float64(rows))
+}
+
+// registerState adds the gauges read at scrape time: the snapshot, the
+// keys, the rate limiter and the response cache.
+func (p *program) registerState(reg *prometheus.Registry) {
+	gauge := func(name, help string, f func() float64) {
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
+	}
+	gauge("flagpole_snapshot_flags", "Approved flags in the serving snapshot.", func() float64 {
+		if s := p.store.Snapshot(); s != nil {
+			return float64(s.Len())
+		}
+		return 0
+	})
+	gauge("flagpole_snapshot_trend_points", "Daily trend points held in memory.", func() float64 {
+		if s := p.store.Snapshot(); s != nil {
+			return float64(s.Trends.Rows())
+		}
+		return 0
+	})
+	gauge("flagpole_snapshot_generation", "Snapshots swapped in since start.", func() float64 {
+		if s := p.store.Snapshot(); s != nil {
+			return float64(s.Gen)
+		}
+		return 0
+	})
+	gauge("flagpole_snapshot_age_seconds", "Age of the serving snapshot (-1 before the first load).", func() float64 {
+		if s := p.store.Snapshot(); s != nil {
+			return time.Since(s.LoadedAt).Seconds()
+		}
+		return -1
+	})
+	gauge("flagpole_keys_active", "Active API keys loaded.", func() float64 {
+		if k := p.store.Keys(); k != nil {
+			return float64(k.Len())
+		}
+		return 0
+	})
+	gauge("flagpole_response_cache_hit_ratio", "Share of rendered responses served from the ristretto cache.",
+		func() float64 { return p.api.CacheHitRatio() })
+	if p.limiter != nil {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "flagpole_ratelimit_fallbacks_total",
+			Help: "Rate-limit decisions made in-process because Redis failed or was paused.",
+		}, func() float64 { return float64(p.limiter.Fallbacks()) }))
+		gauge("flagpole_ratelimit_shared", "1 while Redis decides, 0 while the instance limits in-process.", func() float64 {
+			if p.limiter.Degraded() {
+				return 0
+			}
+			return 1
+		})
+	}
+}
+
+func metricsHandler(reg *prometheus.Registry) http.Handler {
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+}

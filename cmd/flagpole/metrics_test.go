@@ -1,0 +1,83 @@
+package main
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/flagpole/flagpole/loader"
+	"github.com/flagpole/flagpole/loader/loadertest"
+)
+
+// metricValue finds one sample of the Prometheus text format.
+func metricValue(t *testing.T, body, name, labels string) float64 {
+	t.Helper()
+	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name+labels) + ` (\S+)$`)
+	m := re.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no sample %s%s in /metrics", name, labels)
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestMetrics: after a few requests, the counters of /metrics on the admin
+// address have moved; pprof is there and not on the API's address.
+func TestMetrics(t *testing.T) {
+	dbURL := loadertest.URL(t, loader.SQLite)
+	mustRun(t, "seed", "--db", dbURL, "--flags", "20", "--users", "5", "--days", "2")
+	key := strings.TrimSpace(mustRun(t, "keys", "create", "--db", dbURL, "--name", "m"))
+	s := startServe(t, noEnv, "--db", dbURL, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0",
+		"--access-log", "true", "--snapshot-daily", "false")
+	base := listenAddr(t, s)
+	admin := "http://" + regexp.MustCompile(`"admin_addr":"([^"]+)"`).FindStringSubmatch(s.stderr.String())[1]
+	waitReady(t, s, base)
+	for i := 0; i < 3; i++ {
+		get(t, base+"/api/public/flags", key)
+	}
+	get(t, base+"/api/public/flags?limit=0", key)
+	get(t, base+"/api/public/stats", "")
+	st, body := get(t, admin+"/metrics", "")
+	if st != 200 {
+		t.Fatalf("/metrics: %d", st)
+	}
+	m := string(body)
+	if v := metricValue(t, m, "flagpole_http_requests_total", `{method="GET",route="/api/public/flags",status="200"}`); v != 3 {
+		t.Errorf("200s on /flags: %v, want 3", v)
+	}
+	if v := metricValue(t, m, "flagpole_http_requests_total", `{method="GET",route="/api/public/flags",status="400"}`); v != 1 {
+		t.Errorf("400s on /flags: %v, want 1", v)
+	}
+	if v := metricValue(t, m, "flagpole_http_requests_total", `{method="GET",route="/api/public/stats",status="401"}`); v != 1 {
+		t.Errorf("401s on /stats: %v, want 1", v)
+	}
+	if v := metricValue(t, m, "flagpole_loads_total", `{job="flags",result="ok"}`); v < 1 {
+		t.Errorf("flag loads %v", v)
+	}
+	if v := metricValue(t, m, "flagpole_snapshot_flags", ""); v < 10 {
+		t.Errorf("snapshot flags %v", v)
+	}
+	for _, name := range []string{"flagpole_http_request_duration_seconds_bucket", "flagpole_snapshot_age_seconds",
+		"flagpole_load_duration_seconds_bucket", "flagpole_response_cache_hit_ratio", "flagpole_keys_active",
+		"flagpole_load_rows_total", "flagpole_rate_limited_total"} {
+		if !strings.Contains(m, name) {
+			t.Errorf("/metrics lacks %s", name)
+		}
+	}
+	if st, _ := get(t, admin+"/debug/pprof/", ""); st != 200 {
+		t.Errorf("pprof on the admin address: %d", st)
+	}
+	if st, _ := get(t, base+"/debug/pprof/", ""); st != 404 {
+		t.Errorf("pprof on the API's address: %d, want 404", st)
+	}
+	// The access log: request id, key id (never the key), route, status.
+	logs := s.stderr.String()
+	if !strings.Contains(logs, `"route":"/api/public/flags"`) || !strings.Contains(logs, `"key_id":"key_`) ||
+		strings.Contains(logs, key) {
+		t.Errorf("access log lines missing or leaking the key:\n%s", logs)
+	}
+}

@@ -1,0 +1,51 @@
+package httpapi
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics are the API's request counters and latency histograms.
+type metrics struct {
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	limited  prometheus.Counter
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "flagpole_http_requests_total", Help: "HTTP requests by route and status.",
+		}, []string{"route", "method", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "flagpole_http_request_duration_seconds", Help: "Time to answer a request, by route.",
+			Buckets: []float64{.00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1},
+		}, []string{"route"}),
+		limited: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "flagpole_rate_limited_total", Help: "Requests refused with 429.",
+		}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.requests, m.latency, m.limited)
+	}
+	return m
+}
+
+// observe counts a request after it was answered.
+func (a *API) observe(c *gin.Context) {
+	start := time.Now()
+	c.Next()
+	route := c.FullPath()
+	if route == "" {
+		route = "unmatched"
+	}
+	status := c.Writer.Status()
+	a.metrics.requests.WithLabelValues(route, c.Request.Method, strconv.Itoa(status)).Inc()
+	a.metrics.latency.WithLabelValues(route).Observe(time.Since(start).Seconds())
+	if status == 429 {
+		a.metrics.limited.Inc()
+	}
+}
