@@ -72,6 +72,10 @@ func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	if !ok {
 		return nil, errNotFound
 	}
+	if s.Trends == nil {
+		c.Header("Retry-After", "5")
+		return nil, &Problem{Code: CodeUnavailable, Detail: "the trend history is still loading after a start; try again in a few seconds"}
+	}
 	today := memstore.DayOf(a.now())
 	key := genKey(s, "trend", f.ID, strconv.Itoa(days), strconv.Itoa(int(today)))
 	return a.cache.get(key, func() ([]byte, error) {

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/flagpole/flagpole/loader"
 	"github.com/flagpole/flagpole/loader/loadertest"
 )
 
@@ -202,4 +203,29 @@ func joinLines(lines []string) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// TestTrendHistoryPending: a starting server is ready on flags before its
+// trend history is loaded, and /trend says so honestly until it is.
+func TestTrendHistoryPending(t *testing.T) {
+	e := newEnv(t, "sqlite", fixtureLines())
+	e.store.SetSnapshot(nil)
+	ld := loader.New(e.db, e.store, loader.Options{})
+	if err := ld.LoadFlagsOnly(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, e.get("/api/public/flags"), 200, "")
+	r := e.get("/api/public/flag/red-exactly-sixty/trend")
+	mustStatus(t, r, 503, "unavailable")
+	if r.header.Get("Retry-After") == "" {
+		t.Error("503 without Retry-After")
+	}
+	if err := ld.LoadFlags(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r = e.get("/api/public/flag/red-exactly-sixty/trend")
+	mustStatus(t, r, 200, "")
+	if r.json["count"] != 4.0 {
+		t.Errorf("count %v after the history loaded", r.json["count"])
+	}
 }

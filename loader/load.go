@@ -118,3 +118,70 @@ func (db *DB) ReadKeys(ctx context.Context) ([][32]byte, []memstore.Key, error) 
 	}
 	return hashes, keys, nil
 }
+
+// readAllTrends streams every trend row from oldest on, in key order,
+// into a compact Trends, without holding the rows themselves.
+func (db *DB) readAllTrends(ctx context.Context, r reader, oldest int32) (*memstore.Trends, int, int64, error) {
+	var maxMS int64
+	if err := r.QueryRowContext(ctx, db.q.trendsMax).Scan(&maxMS); err != nil {
+		return nil, 0, 0, err
+	}
+	rows, err := r.QueryContext(ctx, db.q.trendsFrom, dayText(oldest))
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	defer rows.Close()
+	b := memstore.NewTrendBuilder(oldest)
+	var id, day sql.RawBytes
+	var red, green int64
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(&id, &day, &red, &green); err != nil {
+			return nil, 0, 0, err
+		}
+		d, err := parseDay(day)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		b.Add(id, d, red, green)
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, 0, err
+	}
+	return b.Done(), n, maxMS, nil
+}
+
+// parseDay reads a day as a database returns it: days since the epoch
+// (PostgreSQL, computed) or YYYY-MM-DD (SQLite, as stored).
+func parseDay(b []byte) (int32, error) {
+	if len(b) == 10 && b[4] == '-' && b[7] == '-' {
+		num := func(s []byte) int {
+			n := 0
+			for _, c := range s {
+				n = n*10 + int(c-'0')
+			}
+			return n
+		}
+		t := time.Date(num(b[:4]), time.Month(num(b[5:7])), num(b[8:10]), 0, 0, 0, 0, time.UTC)
+		return memstore.DayOf(t), nil
+	}
+	n := 0
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 {
+		return 0, fmt.Errorf("day %q", b)
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, fmt.Errorf("day %q", b)
+		}
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return int32(n), nil
+}

@@ -85,11 +85,18 @@ func (l *Loader) Status() Status {
 // LoadFlags reads what changed since the last tick (everything on the
 // first), builds a new snapshot and swaps it in. On error the old snapshot
 // keeps serving.
-func (l *Loader) LoadFlags(ctx context.Context) error {
+func (l *Loader) LoadFlags(ctx context.Context) error { return l.load(ctx, true) }
+
+// LoadFlagsOnly is the first load of a starting server: flags and
+// statistics without the trend history, whose snapshot says so (Trends
+// is nil); the next LoadFlags reads the history.
+func (l *Loader) LoadFlagsOnly(ctx context.Context) error { return l.load(ctx, false) }
+
+func (l *Loader) load(ctx context.Context, withTrends bool) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	start := time.Now()
-	rows, full, err := l.loadFlags(ctx)
+	rows, full, err := l.loadFlags(ctx, withTrends)
 	if l.opt.OnLoad != nil {
 		l.opt.OnLoad("flags", time.Since(start), rows, err)
 	}
@@ -110,11 +117,11 @@ func (l *Loader) LoadFlags(ctx context.Context) error {
 	return nil
 }
 
-func (l *Loader) loadFlags(ctx context.Context) (int, bool, error) {
+func (l *Loader) loadFlags(ctx context.Context, withTrends bool) (int, bool, error) {
 	now := l.opt.Now()
 	prev := l.store.Snapshot()
 	full := prev == nil || (l.opt.FullEvery > 0 && now.Sub(l.lastFull) >= l.opt.FullEvery)
-	snap, rows, err := l.read(ctx, prev, full, now)
+	snap, rows, err := l.read(ctx, prev, full, withTrends, now)
 	if err != nil {
 		return 0, full, err
 	}
@@ -122,7 +129,7 @@ func (l *Loader) loadFlags(ctx context.Context) (int, bool, error) {
 		// Something changed that the watermark cannot see (a deleted row,
 		// a clock step): read everything again.
 		full = true
-		snap, rows, err = l.read(ctx, prev, true, now)
+		snap, rows, err = l.read(ctx, prev, true, withTrends, now)
 		if err != nil {
 			return 0, full, err
 		}
@@ -143,7 +150,7 @@ type built struct {
 
 // read runs one load's queries, in one read-only transaction on
 // PostgreSQL so that flags, trends and aggregates agree.
-func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full bool, now time.Time) (*built, int, error) {
+func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTrends bool, now time.Time) (*built, int, error) {
 	var r reader = l.db
 	if l.db.Dialect == Postgres {
 		tx, err := l.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
@@ -174,23 +181,27 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full bool, n
 	today := memstore.DayOf(now)
 	oldest := today - (memstore.TrendDays - 1)
 	var trends *memstore.Trends
-	var trendRows []memstore.TrendRow
-	if prev == nil || full {
-		trendRows, maxMS, err = l.db.readTrends(ctx, r, l.db.q.trendsFrom, dayText(oldest))
-		if err == nil {
-			trends = (&memstore.Trends{}).With(trendRows, oldest)
+	var trendRows int
+	switch {
+	case !withTrends:
+		// The first load: ready on flags; the history follows (see Run).
+	case prev == nil || prev.Trends == nil:
+		var maxMS int64
+		trends, trendRows, maxMS, err = l.db.readAllTrends(ctx, r, oldest)
+		if err != nil {
+			return nil, 0, fmt.Errorf("load trends: %w", err)
 		}
-	} else {
+		b.trendWM = maxMS
+	default:
 		since := time.UnixMilli(l.trendWM).Add(-l.opt.Overlap)
-		trendRows, maxMS, err = l.db.readTrends(ctx, r, l.db.q.trendsSince, tsText(since), dayText(oldest))
-		if err == nil {
-			trends = prev.Trends.Update(trendRows, oldest)
+		rows, maxMS, err := l.db.readTrends(ctx, r, l.db.q.trendsSince, tsText(since), dayText(oldest))
+		if err != nil {
+			return nil, 0, fmt.Errorf("load trends: %w", err)
 		}
+		trends = prev.Trends.Update(rows, oldest)
+		trendRows = len(rows)
+		b.trendWM = max(b.trendWM, maxMS)
 	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("load trends: %w", err)
-	}
-	b.trendWM = max(b.trendWM, maxMS)
 
 	agg, err := l.db.readAggregates(ctx, r, now)
 	if err != nil {
@@ -201,7 +212,7 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full bool, n
 		return nil, 0, fmt.Errorf("build snapshot: %w", err)
 	}
 	b.Snapshot = snap
-	return b, len(flags) + len(trendRows), nil
+	return b, len(flags) + trendRows, nil
 }
 
 // LoadKeys reads the active API keys and swaps the key set in.
@@ -253,7 +264,7 @@ func (l *Loader) Run(ctx context.Context, flagSpec, keySpec string, ready func()
 
 	for wait := 200 * time.Millisecond; ; wait = min(wait*2, 10*time.Second) {
 		kerr := l.LoadKeys(ctx)
-		ferr := l.LoadFlags(ctx)
+		ferr := l.LoadFlagsOnly(ctx)
 		if kerr == nil && ferr == nil {
 			break
 		}
@@ -265,12 +276,26 @@ func (l *Loader) Run(ctx context.Context, flagSpec, keySpec string, ready func()
 		}
 	}
 	st := l.Status()
-	snap := l.store.Snapshot()
-	l.opt.Log.Info("first load done", "flags", snap.Len(), "trend_points", snap.Trends.Rows(),
-		"keys", l.store.Keys().Len(), "duration", st.LastDuration.Round(time.Millisecond))
+	l.opt.Log.Info("first load done", "flags", l.store.Snapshot().Len(), "keys", l.store.Keys().Len(),
+		"duration", st.LastDuration.Round(time.Millisecond))
 	if ready != nil {
 		ready()
 	}
+	for wait := 200 * time.Millisecond; ; wait = min(wait*2, 10*time.Second) {
+		err := l.LoadFlags(ctx)
+		if err == nil {
+			break
+		}
+		l.logErr(err, "trend history load failed; retrying", "in", wait)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+	st = l.Status()
+	l.opt.Log.Info("trend history loaded", "trend_points", l.store.Snapshot().Trends.Rows(),
+		"trend_bytes", l.store.Snapshot().Trends.Bytes(), "duration", st.LastDuration.Round(time.Millisecond))
 	c.Start()
 	<-ctx.Done()
 	<-c.Stop().Done()

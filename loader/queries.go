@@ -15,6 +15,7 @@ type queries struct {
 	approvedN    string
 	trendsFrom   string
 	trendsSince  string
+	trendsMax    string
 	aggregates   string
 	activeKeys   string
 	snapshotDay  string
@@ -74,12 +75,20 @@ func queriesFor(d Dialect) *queries {
 		"contexts, red_count, green_count, " + msExpr(d, "created_at") + " AS created_ms, " +
 		msExpr(d, "updated_at") + " AS updated_ms"
 	trendCols := "flag_id, " + dayExpr(d, "day") + " AS day, red, green, " + msExpr(d, "written_at") + " AS written_ms"
+	// The full read returns the day as stored (text on SQLite, parsed in
+	// Go) and walks the primary key in order: no sort, no per-row lookups.
+	fullDay, notIndexed := dayExpr(d, "day"), ""
+	if d == SQLite {
+		fullDay, notIndexed = "day", " NOT INDEXED"
+	}
 	ts, day := tsParam(d), dayParam(d)
 	q := &queries{
 		allApproved:  "SELECT " + cols + " FROM flags WHERE status = 'APPROVED'",
 		changedSince: "SELECT " + cols + " FROM flags WHERE updated_at >= " + ts,
 		approvedN:    "SELECT count(*) FROM flags WHERE status = 'APPROVED'",
-		trendsFrom:   "SELECT " + trendCols + " FROM flag_snapshots WHERE day >= " + day,
+		trendsFrom: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots" + notIndexed + " WHERE day >= " + day +
+			" ORDER BY flag_id, day",
+		trendsMax: "SELECT COALESCE(" + msExpr(d, "MAX(written_at)") + ", 0) FROM flag_snapshots",
 		trendsSince:  "SELECT " + trendCols + " FROM flag_snapshots WHERE written_at >= " + ts + " AND day >= " + day,
 		aggregates: "SELECT (SELECT count(*) FROM users) AS users, " +
 			"COALESCE(SUM(CASE WHEN v.created_at >= " + ts + " THEN 1 ELSE 0 END), 0) AS last24h, " +
@@ -94,7 +103,7 @@ func queriesFor(d Dialect) *queries {
 	if d == Postgres {
 		bind = sqlx.DOLLAR
 	}
-	for _, p := range []*string{&q.allApproved, &q.changedSince, &q.approvedN, &q.trendsFrom, &q.trendsSince,
+	for _, p := range []*string{&q.allApproved, &q.changedSince, &q.approvedN, &q.trendsFrom, &q.trendsSince, &q.trendsMax,
 		&q.aggregates, &q.activeKeys, &q.snapshotDay} {
 		*p = sqlx.Rebind(bind, *p)
 	}

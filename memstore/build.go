@@ -9,6 +9,8 @@ import (
 
 // Change is what the loader read for one tick: either every approved flag
 // (Full) or the flags changed since the last tick, whatever their status.
+// A nil Trends keeps the previous snapshot's; a snapshot whose Trends is
+// nil is still loading its history.
 type Change struct {
 	Full       bool
 	Flags      []FlagInput
@@ -60,9 +62,6 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 		}
 	} else {
 		s.Gen = 1
-	}
-	if s.Trends == nil {
-		s.Trends = &Trends{}
 	}
 	s.flags = make([]*Flag, 0, len(byID))
 	for _, f := range byID {

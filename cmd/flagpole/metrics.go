@@ -60,7 +60,7 @@ func (p *program) registerState(reg *prometheus.Registry) {
 		return 0
 	})
 	gauge("flagpole_snapshot_trend_points", "Daily trend points held in memory.", func() float64 {
-		if s := p.store.Snapshot(); s != nil {
+		if s := p.store.Snapshot(); s != nil && s.Trends != nil {
 			return float64(s.Trends.Rows())
 		}
 		return 0

@@ -168,7 +168,7 @@ func (p *program) readiness() (bool, map[string]any) {
 	ready := s != nil && k != nil
 	if s != nil {
 		age := time.Since(s.LoadedAt)
-		detail["snapshot"] = map[string]any{"generation": s.Gen, "flags": s.Len(), "trendPoints": s.Trends.Rows(),
+		detail["snapshot"] = map[string]any{"generation": s.Gen, "flags": s.Len(), "trendsLoaded": s.Trends != nil,
 			"loadedAt": s.LoadedAt.UTC().Format(memstore.TimeFormat), "ageSeconds": age.Round(time.Millisecond).Seconds(),
 			"lastLoadMs": st.LastDuration.Milliseconds()}
 		if p.cfg.MaxSnapshotAge > 0 && age > p.cfg.MaxSnapshotAge {

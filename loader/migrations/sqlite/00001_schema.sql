@@ -51,7 +51,7 @@ CREATE TABLE flag_snapshots (
     green      INTEGER NOT NULL CHECK (green >= 0),
     written_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     PRIMARY KEY (flag_id, day)
-);
+) WITHOUT ROWID; -- clustered by flag and day: the first load reads it in key order, sequentially
 CREATE INDEX flag_snapshots_day_idx ON flag_snapshots (day);
 CREATE INDEX flag_snapshots_written_at_idx ON flag_snapshots (written_at);
 
