@@ -88,8 +88,8 @@ func queriesFor(d Dialect) *queries {
 		approvedN:    "SELECT count(*) FROM flags WHERE status = 'APPROVED'",
 		trendsFrom: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots" + notIndexed + " WHERE day >= " + day +
 			" ORDER BY flag_id, day",
-		trendsMax: "SELECT COALESCE(" + msExpr(d, "MAX(written_at)") + ", 0) FROM flag_snapshots",
-		trendsSince:  "SELECT " + trendCols + " FROM flag_snapshots WHERE written_at >= " + ts + " AND day >= " + day,
+		trendsMax:   "SELECT COALESCE(" + msExpr(d, "MAX(written_at)") + ", 0) FROM flag_snapshots",
+		trendsSince: "SELECT " + trendCols + " FROM flag_snapshots WHERE written_at >= " + ts + " AND day >= " + day,
 		aggregates: "SELECT (SELECT count(*) FROM users) AS users, " +
 			"COALESCE(SUM(CASE WHEN v.created_at >= " + ts + " THEN 1 ELSE 0 END), 0) AS last24h, " +
 			"COALESCE(SUM(CASE WHEN v.created_at >= " + ts + " THEN 1 ELSE 0 END), 0) AS last7d, " +
