@@ -18,7 +18,7 @@ func appendTime(b []byte, t time.Time) []byte {
 func renderList(q memstore.ListQuery, page []*memstore.Flag, total int) []byte {
 	size := 128
 	for _, f := range page {
-		size += len(f.ItemJSON()) + 1
+		size += f.ItemLen() + 1
 	}
 	b := make([]byte, 0, size)
 	b = append(b, `{"count":`...)
@@ -42,7 +42,7 @@ func renderList(q memstore.ListQuery, page []*memstore.Flag, total int) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, f.ItemJSON()...)
+		b = f.AppendItem(b)
 	}
 	return append(b, "]}"...)
 }

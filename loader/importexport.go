@@ -121,7 +121,7 @@ func (db *DB) Import(ctx context.Context, r io.Reader, progress func(lines int))
 // Export writes every flag, whatever its status, with all its stored
 // snapshots, as JSON Lines ordered by id: the format Import reads.
 func (db *DB) Export(ctx context.Context, w io.Writer, progress func(flags int)) (int, error) {
-	cols := strings.Replace(db.q.allApproved, " WHERE status = 'APPROVED'", "", 1) + " ORDER BY id" + byteOrder(db.Dialect)
+	cols := strings.Replace(strings.Replace(db.q.allApproved, " WHERE status = 'APPROVED'", "", 1), " NOT INDEXED", "", 1) + " ORDER BY id" + byteOrder(db.Dialect)
 	rows, err := db.QueryContext(ctx, cols)
 	if err != nil {
 		return 0, fmt.Errorf("export: %w", err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -138,7 +139,13 @@ func (l *Loader) loadFlags(ctx context.Context, withTrends bool) (int, bool, err
 		l.lastFull = now
 	}
 	l.flagWM, l.trendWM = snap.flagWM, snap.trendWM
+	historyArrived := prev != nil && prev.Trends == nil && snap.Trends != nil
 	l.store.SetSnapshot(snap.Snapshot)
+	if full || historyArrived {
+		// A big load leaves much garbage; give it back to the system now
+		// rather than let the heap sit at twice its live size.
+		debug.FreeOSMemory()
+	}
 	return rows, full, nil
 }
 

@@ -83,7 +83,7 @@ func queriesFor(d Dialect) *queries {
 	}
 	ts, day := tsParam(d), dayParam(d)
 	q := &queries{
-		allApproved:  "SELECT " + cols + " FROM flags WHERE status = 'APPROVED'",
+		allApproved:  "SELECT " + cols + " FROM flags" + notIndexed + " WHERE status = 'APPROVED'",
 		changedSince: "SELECT " + cols + " FROM flags WHERE updated_at >= " + ts,
 		approvedN:    "SELECT count(*) FROM flags WHERE status = 'APPROVED'",
 		trendsFrom: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots" + notIndexed + " WHERE day >= " + day +

@@ -70,7 +70,7 @@ func (db *DB) Seed(ctx context.Context, o SeedOptions) error {
 	today := memstore.DayOf(now)
 	for i := 0; i < o.Flags; i++ {
 		st := seedOrder[i%len(seedOrder)]
-		id := fmt.Sprintf("flg_%010x%04x", rng.Uint64()&0xffffffffff, i&0xffff)
+		id := fmt.Sprintf("flg_%08d%06x", i+1, rng.Uint32()&0xffffff) // ascending: appends to the key order
 		base := slugify(st.Text[memstore.EN])
 		slugs[base]++
 		slug := base

@@ -24,6 +24,7 @@ type Change struct {
 // and search words.
 func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 	byID := map[string]*Flag{}
+	intern := map[string]string{}
 	var old map[string]int32
 	if prev != nil {
 		old = prev.byID
@@ -51,7 +52,7 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 				continue
 			}
 		}
-		byID[in.ID] = newFlag(in, cat, pf)
+		byID[in.ID] = newFlag(in, cat, pf, intern)
 	}
 
 	s := &Snapshot{LoadedAt: ch.LoadedAt, Trends: ch.Trends}
@@ -89,18 +90,12 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 
 // sameAs reports whether f already serves exactly what in says.
 func (f *Flag) sameAs(in *FlagInput, cat Category) bool {
-	if f.Slug != in.Slug || f.Category != cat || f.Region != in.Region || f.Text != in.Text ||
-		f.Red != in.Red || f.Green != in.Green || !f.CreatedAt.Equal(in.CreatedAt) ||
-		!f.UpdatedAt.Equal(in.UpdatedAt) || !slices.Equal(f.Contexts, in.Contexts) {
+	if f.Slug != in.Slug || f.Category != cat || f.Region != in.Region || f.Red != in.Red || f.Green != in.Green ||
+		f.createdMS != in.CreatedAt.UnixMilli() || f.updatedMS != in.UpdatedAt.UnixMilli() {
 		return false
 	}
-	for l := range f.Description {
-		a, b := f.Description[l], in.Description[l]
-		if (a == nil) != (b == nil) || (a != nil && *a != *b) {
-			return false
-		}
-	}
-	return true
+	content, _ := contentHash(in)
+	return content == f.content
 }
 
 // sameTexts reports whether two snapshots hold the same flags, in the same
@@ -111,7 +106,7 @@ func sameTexts(a, b *Snapshot) bool {
 	}
 	for i, f := range a.flags {
 		g := b.flags[i]
-		if f != g && (f.ID != g.ID || f.Text != g.Text) {
+		if f != g && (f.ID != g.ID || f.text != g.text) {
 			return false
 		}
 	}
@@ -208,7 +203,7 @@ func (s *Snapshot) buildCounts(agg Aggregates) {
 		default:
 			st.Mixed++
 		}
-		if !f.CreatedAt.Before(dayAgo) {
+		if f.createdMS >= dayAgo.UnixMilli() {
 			st.AddedLast24h++
 		}
 		st.VotesTotal += f.Total()

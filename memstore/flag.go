@@ -2,6 +2,8 @@ package memstore
 
 import (
 	"strconv"
+
+	"github.com/cespare/xxhash/v2"
 	"time"
 	"unicode/utf8"
 )
@@ -21,30 +23,28 @@ type FlagInput struct {
 	Red, Green  int64
 }
 
-// Flag is an approved flag as the snapshot serves it: its fields, the keys
-// it sorts by and its pre-encoded JSON. A Flag is never modified once built,
+// Flag is an approved flag as the snapshot serves it: the keys it sorts
+// and filters by, and its JSON, encoded once when it is loaded. The texts
+// themselves live only in that JSON. A Flag is never modified once built,
 // so snapshots share the ones that did not change.
 type Flag struct {
 	ID          string
 	Slug        string
 	Category    Category
 	Region      string
-	Text        [NumLangs]string
-	Description [NumLangs]*string
-	Contexts    []string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
 	Red, Green  int64
 	Dominant    Dominant
 	controversy float64
 	createdMS   int64
+	updatedMS   int64
+	content     uint64 // hash of everything encoded but the counters
+	text        uint64 // hash of the four texts, for the search index
 
-	// item is the list item JSON; item[:searchCut] ends just before
-	// `,"createdAt"`, the prefix of a search item; detail is item with the
-	// closing brace replaced by the detail-only fields.
-	item      []byte
-	searchCut int
-	detail    []byte
+	// json is the detail object; json[:itemEnd] + "}" is the list item and
+	// json[:searchCut] the start of a search item.
+	json      []byte
+	itemEnd   int32
+	searchCut int32
 	etag      string
 	words     [NumLangs][]string
 }
@@ -55,56 +55,123 @@ func (f *Flag) Total() int64 { return f.Red + f.Green }
 // Net is red minus green.
 func (f *Flag) Net() int64 { return f.Red - f.Green }
 
-// ItemJSON is the flag's list item, as /flags returns it.
-func (f *Flag) ItemJSON() []byte { return f.item }
+// CreatedAt is when the flag was created.
+func (f *Flag) CreatedAt() time.Time { return time.UnixMilli(f.createdMS).UTC() }
+
+// AppendItem appends the flag's list item, as /flags returns it.
+func (f *Flag) AppendItem(b []byte) []byte {
+	b = append(b, f.json[:f.itemEnd]...)
+	return append(b, '}')
+}
+
+// ItemLen is the length of the list item.
+func (f *Flag) ItemLen() int { return int(f.itemEnd) + 1 }
 
 // DetailJSON is the flag's detail object, as /flag/{slug} returns it.
-func (f *Flag) DetailJSON() []byte { return f.detail }
+func (f *Flag) DetailJSON() []byte { return f.json }
 
 // DetailETag is the strong ETag of DetailJSON.
 func (f *Flag) DetailETag() string { return f.etag }
 
-// newFlag derives everything a Flag serves from in. The category must be
-// valid; the loader checks it.
-func newFlag(in *FlagInput, cat Category, prev *Flag) *Flag {
-	f := &Flag{
-		ID: in.ID, Slug: in.Slug, Category: cat, Region: in.Region,
-		Text: in.Text, Description: in.Description, Contexts: in.Contexts,
-		CreatedAt: in.CreatedAt.UTC(), UpdatedAt: in.UpdatedAt.UTC(),
-		Red: in.Red, Green: in.Green,
+// SearchPrefix is the flag's search item without its rank and closing
+// brace.
+func (f *Flag) SearchPrefix() []byte { return f.json[:f.searchCut] }
+
+// contentHash hashes what a flag encodes besides its counters, so a load
+// can tell an unchanged flag without keeping its texts.
+func contentHash(in *FlagInput) (content, text uint64) {
+	h := xxhash.New()
+	for _, t := range in.Text {
+		h.WriteString(t)
+		h.Write([]byte{0})
 	}
-	f.Dominant = DominantOf(f.Red, f.Green)
-	f.controversy = Controversy(f.Red, f.Green)
-	f.createdMS = f.CreatedAt.UnixMilli()
-	if prev != nil && prev.Text == f.Text {
-		f.words = prev.words
-	} else {
-		for l := range f.Text {
-			f.words[l] = uniqueWords(f.Text[l])
+	text = h.Sum64()
+	for _, d := range in.Description {
+		if d == nil {
+			h.Write([]byte{1})
+		} else {
+			h.WriteString(*d)
+			h.Write([]byte{0})
 		}
 	}
-	f.encode()
+	for _, c := range in.Contexts {
+		h.WriteString(c)
+		h.Write([]byte{0})
+	}
+	h.WriteString(in.Slug)
+	h.Write([]byte{0})
+	h.WriteString(in.Category)
+	h.Write([]byte{0})
+	h.WriteString(in.Region)
+	return h.Sum64(), text
+}
+
+// newFlag derives everything a Flag serves from in. The category must be
+// valid; the loader checks it. Words are interned in intern.
+func newFlag(in *FlagInput, cat Category, prev *Flag, intern map[string]string) *Flag {
+	f := &Flag{
+		ID: in.ID, Slug: in.Slug, Category: cat, Region: in.Region, Red: in.Red, Green: in.Green,
+		createdMS: in.CreatedAt.UnixMilli(), updatedMS: in.UpdatedAt.UnixMilli(),
+	}
+	f.content, f.text = contentHash(in)
+	f.Dominant = DominantOf(f.Red, f.Green)
+	f.controversy = Controversy(f.Red, f.Green)
+	if prev != nil && prev.text == f.text {
+		f.words = prev.words
+	} else {
+		for l := range in.Text {
+			f.words[l] = uniqueWords(in.Text[l], intern)
+		}
+	}
+	f.encode(in)
 	return f
 }
 
-func uniqueWords(s string) []string {
-	ws := Words(s)
-	seen := make(map[string]bool, len(ws))
-	out := ws[:0]
-	for _, w := range ws {
-		if !seen[w] {
-			seen[w] = true
-			out = append(out, w)
+// uniqueWords returns the distinct folded words of s, each string shared
+// through intern with every other flag that has the word.
+func uniqueWords(s string, intern map[string]string) []string {
+	var out []string
+	var buf []byte
+	emit := func() {
+		if len(buf) == 0 {
+			return
+		}
+		w, ok := intern[string(buf)]
+		if !ok {
+			w = string(buf)
+			intern[w] = w
+		}
+		buf = buf[:0]
+		for _, x := range out {
+			if x == w {
+				return
+			}
+		}
+		out = append(out, w)
+	}
+	for _, r := range s {
+		if isWordRune(r) {
+			buf = foldRune(buf, r)
+		} else {
+			emit()
 		}
 	}
-	return out
+	emit()
+	return out[:len(out):len(out)]
 }
 
 // TimeFormat is the contract's timestamp layout: UTC with milliseconds.
 const TimeFormat = "2006-01-02T15:04:05.000Z"
 
-func (f *Flag) encode() {
-	b := make([]byte, 0, 512)
+func (f *Flag) encode(in *FlagInput) {
+	size := 220 + len(f.ID) + len(f.Slug) + len(f.Region)
+	for l := range in.Text {
+		size += len(in.Text[l]) + 8
+		if in.Description[l] != nil {
+			size += len(*in.Description[l]) + 8
+		}
+	}
+	b := make([]byte, 0, size+len(in.Contexts)*12)
 	b = append(b, `{"id":`...)
 	b = AppendString(b, f.ID)
 	b = append(b, `,"slug":`...)
@@ -125,45 +192,42 @@ func (f *Flag) encode() {
 		b = append(b, '"')
 		b = append(b, code...)
 		b = append(b, `":`...)
-		b = AppendString(b, f.Text[l])
+		b = AppendString(b, in.Text[l])
 	}
 	b = append(b, `},"votes":`...)
 	b = AppendVotes(b, f.Red, f.Green)
 	b = append(b, `,"dominant":"`...)
 	b = append(b, f.Dominant.String()...)
 	b = append(b, '"')
-	f.searchCut = len(b)
+	f.searchCut = int32(len(b))
 	b = append(b, `,"createdAt":"`...)
-	b = f.CreatedAt.AppendFormat(b, TimeFormat)
-	b = append(b, `"}`...)
-	f.item = b[:len(b):len(b)]
-
-	d := make([]byte, 0, len(b)+256)
-	d = append(d, b[:len(b)-1]...)
-	d = append(d, `,"contexts":[`...)
-	for i, c := range f.Contexts {
+	b = f.CreatedAt().AppendFormat(b, TimeFormat)
+	b = append(b, '"')
+	f.itemEnd = int32(len(b))
+	b = append(b, `,"contexts":[`...)
+	for i, c := range in.Contexts {
 		if i > 0 {
-			d = append(d, ',')
+			b = append(b, ',')
 		}
-		d = AppendString(d, c)
+		b = AppendString(b, c)
 	}
-	d = append(d, `],"description":{`...)
+	b = append(b, `],"description":{`...)
 	for l, code := range LangCodes {
 		if l > 0 {
-			d = append(d, ',')
+			b = append(b, ',')
 		}
-		d = append(d, '"')
-		d = append(d, code...)
-		d = append(d, `":`...)
-		if f.Description[l] == nil {
-			d = append(d, "null"...)
+		b = append(b, '"')
+		b = append(b, code...)
+		b = append(b, `":`...)
+		if in.Description[l] == nil {
+			b = append(b, "null"...)
 		} else {
-			d = AppendString(d, *f.Description[l])
+			b = AppendString(b, *in.Description[l])
 		}
 	}
-	d = append(d, "}}"...)
-	f.detail = d
-	f.etag = ETag(d)
+	b = append(b, "}}"...)
+	f.json = b[:len(b):len(b)]
+	f.etag = ETag(f.json)
 }
 
 // AppendVotes appends a Votes object.
@@ -230,7 +294,3 @@ func AppendString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
-
-// SearchPrefix is the flag's search item without its rank and closing
-// brace.
-func (f *Flag) SearchPrefix() []byte { return f.item[:f.searchCut] }
