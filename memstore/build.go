@@ -24,7 +24,10 @@ type Change struct {
 // and search words.
 func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 	byID := map[string]*Flag{}
-	intern := map[string]string{}
+	lx := newLexicon()
+	if prev != nil {
+		lx = prev.lexicon
+	}
 	var old map[string]int32
 	if prev != nil {
 		old = prev.byID
@@ -52,10 +55,10 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 				continue
 			}
 		}
-		byID[in.ID] = newFlag(in, cat, pf, intern)
+		byID[in.ID] = newFlag(in, cat, pf, lx)
 	}
 
-	s := &Snapshot{LoadedAt: ch.LoadedAt, Trends: ch.Trends}
+	s := &Snapshot{LoadedAt: ch.LoadedAt, Trends: ch.Trends, lexicon: lx}
 	if prev != nil {
 		s.Gen = prev.Gen + 1
 		if s.Trends == nil {
@@ -82,7 +85,7 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 	if prev != nil && sameTexts(prev, s) {
 		s.search = prev.search
 	} else {
-		s.search = buildSearch(s.flags)
+		s.search = buildSearch(s.flags, lx)
 	}
 	s.buildCounts(ch.Aggregates)
 	return s, nil

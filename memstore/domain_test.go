@@ -84,7 +84,14 @@ func TestAppendString(t *testing.T) {
 
 func TestTriePrefix(t *testing.T) {
 	words := [][]string{{"bus", "busy"}, {"bu"}, {"butter", "bus"}, {"ca"}}
-	tr := buildTrie(len(words), func(i int) []string { return words[i] })
+	lx := newLexicon()
+	ids := make([][]uint32, len(words))
+	for i, ws := range words {
+		for _, w := range ws {
+			ids[i] = append(ids[i], lx.id([]byte(w)))
+		}
+	}
+	tr := buildTrie(len(words), lx.words, func(i int) []uint32 { return ids[i] })
 	tests := map[string][]string{"b": {"bu", "bus", "busy", "butter"}, "bus": {"bus", "busy"}, "bux": nil, "": {"bu", "bus", "busy", "butter", "ca"}}
 	for p, want := range tests {
 		lo, hi := tr.prefixRange(p)

@@ -46,7 +46,39 @@ type Flag struct {
 	itemEnd   int32
 	searchCut int32
 	etag      string
-	words     [NumLangs][]string
+	// words are the ids (in the snapshot's lexicon) of the flag's distinct
+	// folded words; language l's are words[wordEnd[l-1]:wordEnd[l]].
+	words   []uint32
+	wordEnd [NumLangs]uint16
+}
+
+// lexicon numbers every folded word the snapshots of one loader have seen.
+// Only Build writes it (one at a time); requests never read it.
+type lexicon struct {
+	ids   map[string]uint32
+	words []string
+}
+
+func newLexicon() *lexicon { return &lexicon{ids: map[string]uint32{}} }
+
+func (lx *lexicon) id(b []byte) uint32 {
+	if id, ok := lx.ids[string(b)]; ok {
+		return id
+	}
+	w := string(b)
+	id := uint32(len(lx.words))
+	lx.ids[w] = id
+	lx.words = append(lx.words, w)
+	return id
+}
+
+// wordsOf returns the word ids of language l.
+func (f *Flag) wordsOf(l int) []uint32 {
+	lo := uint16(0)
+	if l > 0 {
+		lo = f.wordEnd[l-1]
+	}
+	return f.words[lo:f.wordEnd[l]]
 }
 
 // Total is red + green.
@@ -107,8 +139,8 @@ func contentHash(in *FlagInput) (content, text uint64) {
 }
 
 // newFlag derives everything a Flag serves from in. The category must be
-// valid; the loader checks it. Words are interned in intern.
-func newFlag(in *FlagInput, cat Category, prev *Flag, intern map[string]string) *Flag {
+// valid; the loader checks it. Words are numbered in lx.
+func newFlag(in *FlagInput, cat Category, prev *Flag, lx *lexicon) *Flag {
 	f := &Flag{
 		ID: in.ID, Slug: in.Slug, Category: cat, Region: in.Region, Red: in.Red, Green: in.Green,
 		createdMS: in.CreatedAt.UnixMilli(), updatedMS: in.UpdatedAt.UnixMilli(),
@@ -117,37 +149,35 @@ func newFlag(in *FlagInput, cat Category, prev *Flag, intern map[string]string) 
 	f.Dominant = DominantOf(f.Red, f.Green)
 	f.controversy = Controversy(f.Red, f.Green)
 	if prev != nil && prev.text == f.text {
-		f.words = prev.words
+		f.words, f.wordEnd = prev.words, prev.wordEnd
 	} else {
+		var ids []uint32
 		for l := range in.Text {
-			f.words[l] = uniqueWords(in.Text[l], intern)
+			ids = appendWordIDs(ids, in.Text[l], lx)
+			f.wordEnd[l] = uint16(min(len(ids), 1<<16-1))
 		}
+		f.words = ids[:f.wordEnd[NumLangs-1]:f.wordEnd[NumLangs-1]]
 	}
 	f.encode(in)
 	return f
 }
 
-// uniqueWords returns the distinct folded words of s, each string shared
-// through intern with every other flag that has the word.
-func uniqueWords(s string, intern map[string]string) []string {
-	var out []string
+// appendWordIDs appends the ids of the distinct folded words of s.
+func appendWordIDs(ids []uint32, s string, lx *lexicon) []uint32 {
+	start := len(ids)
 	var buf []byte
 	emit := func() {
 		if len(buf) == 0 {
 			return
 		}
-		w, ok := intern[string(buf)]
-		if !ok {
-			w = string(buf)
-			intern[w] = w
-		}
+		id := lx.id(buf)
 		buf = buf[:0]
-		for _, x := range out {
-			if x == w {
+		for _, x := range ids[start:] {
+			if x == id {
 				return
 			}
 		}
-		out = append(out, w)
+		ids = append(ids, id)
 	}
 	for _, r := range s {
 		if isWordRune(r) {
@@ -157,7 +187,7 @@ func uniqueWords(s string, intern map[string]string) []string {
 		}
 	}
 	emit()
-	return out[:len(out):len(out)]
+	return ids
 }
 
 // TimeFormat is the contract's timestamp layout: UTC with milliseconds.

@@ -20,10 +20,10 @@ type searchScratch struct {
 	cur   []float32
 }
 
-func buildSearch(flags []*Flag) *searchIndex {
+func buildSearch(flags []*Flag, lx *lexicon) *searchIndex {
 	ix := &searchIndex{n: len(flags)}
 	for l := range ix.tries {
-		ix.tries[l] = buildTrie(len(flags), func(i int) []string { return flags[i].words[l] })
+		ix.tries[l] = buildTrie(len(flags), lx.words, func(i int) []uint32 { return flags[i].wordsOf(l) })
 	}
 	n := len(flags)
 	ix.scratch.New = func() any {

@@ -27,6 +27,7 @@ type Snapshot struct {
 	byRegion map[string]*orderSet // "" is the world
 	counts   map[filterKey]int32
 	search   *searchIndex
+	lexicon  *lexicon
 
 	categories []CategoryCount
 	regions    []RegionCount

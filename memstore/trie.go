@@ -24,23 +24,24 @@ type trieEdge struct {
 	node int32
 }
 
-// buildTrie indexes words: wordsOf(i) returns the unique folded words of
-// flag i in this language.
-func buildTrie(n int, wordsOf func(i int) []string) *trie {
-	post := map[string][]int32{}
+// buildTrie indexes words: wordsOf(i) returns the ids (in lexicon) of
+// the unique folded words of flag i in this language.
+func buildTrie(n int, lexicon []string, wordsOf func(i int) []uint32) *trie {
+	post := map[uint32][]int32{}
 	for i := 0; i < n; i++ {
 		for _, w := range wordsOf(i) {
 			post[w] = append(post[w], int32(i))
 		}
 	}
-	t := &trie{vocab: make([]string, 0, len(post))}
-	for w := range post {
-		t.vocab = append(t.vocab, w)
+	ids := make([]uint32, 0, len(post))
+	for id := range post {
+		ids = append(ids, id)
 	}
-	sort.Strings(t.vocab)
-	t.postings = make([][]int32, len(t.vocab))
-	for i, w := range t.vocab {
-		t.postings[i] = post[w]
+	sort.Slice(ids, func(a, b int) bool { return lexicon[ids[a]] < lexicon[ids[b]] })
+	t := &trie{vocab: make([]string, len(ids)), postings: make([][]int32, len(ids))}
+	for i, id := range ids {
+		t.vocab[i] = lexicon[id]
+		t.postings[i] = slices.Clip(post[id])
 	}
 	t.nodes = []trieNode{{lo: 0, hi: int32(len(t.vocab))}}
 	t.fill(0, 0)
