@@ -1,0 +1,24 @@
+# flagpole: a static binary on a minimal, non-root base image.
+#   docker build -t flagpole .
+#   docker run -p 8080:8080 -e FLAGPOLE_DB=postgres://... flagpole
+# See docs/deploy.md.
+
+FROM golang:1.26-bookworm AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/flagpole ./cmd/flagpole
+
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /out/flagpole /flagpole
+COPY config.yaml /etc/flagpole/config.yaml
+WORKDIR /data
+ENV FLAGPOLE_CONFIG=/etc/flagpole/config.yaml \
+    FLAGPOLE_ADDR=0.0.0.0:8080 \
+    FLAGPOLE_ADMIN_ADDR=0.0.0.0:9090 \
+    FLAGPOLE_DB=sqlite:/data/flagpole.db
+EXPOSE 8080 9090
+USER nonroot:nonroot
+ENTRYPOINT ["/flagpole"]
+CMD ["serve"]
