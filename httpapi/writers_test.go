@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/flagpole/flagpole/loader"
 	"github.com/flagpole/flagpole/loader/loadertest"
@@ -228,4 +230,53 @@ func TestTrendHistoryPending(t *testing.T) {
 	if r.json["count"] != 4.0 {
 		t.Errorf("count %v after the history loaded", r.json["count"])
 	}
+}
+
+// TestBulkChanges: the loader reads what the bulk commands wrote (a day's
+// snapshot, an import) on its next tick, and a quiet tick reads nothing.
+func TestBulkChanges(t *testing.T) {
+	forEachSource(t, fixtureLines(), func(t *testing.T, e *env) {
+		ctx := context.Background()
+		ld := loader.New(e.db, e.store, loader.Options{Overlap: time.Millisecond})
+		e.store.SetSnapshot(nil)
+		if err := ld.LoadFlags(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+		if err := ld.LoadFlags(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if rows := ld.Status().LastRows; rows != 0 {
+			t.Errorf("a quiet tick read %d rows, want 0", rows)
+		}
+		if r := e.get("/api/public/flag/tie-a/trend"); r.json["count"] != 0.0 {
+			t.Fatalf("tie-a has snapshots already: %s", r.body)
+		}
+		if _, err := e.db.SnapshotDay(ctx, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if err := ld.LoadFlags(ctx); err != nil {
+			t.Fatal(err)
+		}
+		r := e.get("/api/public/flag/tie-a/trend")
+		if r.json["count"] != 1.0 {
+			t.Fatalf("the day's snapshot did not arrive: %s", r.body)
+		}
+		if rows := ld.Status().LastRows; rows > len(fixtures)+5 {
+			t.Errorf("a snapshot tick read %d rows: more than the day", rows)
+		}
+		// An import, with a flag created long ago (its updated_at is now,
+		// but a bulk write is announced, not guessed from timestamps).
+		line := fx{id: "f90", slug: "imported-late", cat: "SOCIAL", red: 1, green: 9, created: base}.line()
+		if _, err := e.db.Import(ctx, strings.NewReader(line), nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := ld.LoadFlags(ctx); err != nil {
+			t.Fatal(err)
+		}
+		mustStatus(t, e.get("/api/public/flag/imported-late"), 200, "")
+		if !ld.Status().LastFull {
+			t.Error("an import must make the next load a full one")
+		}
+	})
 }

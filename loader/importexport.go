@@ -112,6 +112,9 @@ func (db *DB) Import(ctx context.Context, r io.Reader, progress func(lines int))
 	if err := sc.Err(); err != nil {
 		return 0, &LineError{Line: line + 1, Err: err}
 	}
+	if err := db.recordChange(ctx, tx, "import", ""); err != nil {
+		return 0, fmt.Errorf("import: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("import: %w", err)
 	}

@@ -17,16 +17,14 @@ type reader interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// readFlags runs a flag query and converts its rows; it also returns the
-// greatest updated_at seen, in Unix milliseconds.
-func (db *DB) readFlags(ctx context.Context, r reader, query string, args ...any) ([]memstore.FlagInput, int64, error) {
+// readFlags runs a flag query and converts its rows.
+func (db *DB) readFlags(ctx context.Context, r reader, query string, args ...any) ([]memstore.FlagInput, error) {
 	rows, err := r.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	defer rows.Close()
 	var out []memstore.FlagInput
-	var maxMS int64
 	for rows.Next() {
 		var (
 			f                  memstore.FlagInput
@@ -37,7 +35,7 @@ func (db *DB) readFlags(ctx context.Context, r reader, query string, args ...any
 		if err := rows.Scan(&f.ID, &f.Slug, &status, &f.Category, &f.Region,
 			&f.Text[0], &f.Text[1], &f.Text[2], &f.Text[3], &desc[0], &desc[1], &desc[2], &desc[3],
 			&contexts, &f.Red, &f.Green, &createdMS, &updated); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		f.Approved = status == "APPROVED"
 		for l, d := range desc {
@@ -49,10 +47,9 @@ func (db *DB) readFlags(ctx context.Context, r reader, query string, args ...any
 		f.Contexts = splitContexts(contexts)
 		f.CreatedAt = time.UnixMilli(createdMS).UTC()
 		f.UpdatedAt = time.UnixMilli(updated).UTC()
-		maxMS = max(maxMS, updated)
 		out = append(out, f)
 	}
-	return out, maxMS, rows.Err()
+	return out, rows.Err()
 }
 
 func splitContexts(s string) []string {
@@ -60,27 +57,6 @@ func splitContexts(s string) []string {
 		return []string{}
 	}
 	return strings.Split(s, ",")
-}
-
-// readTrends runs a trend query; it also returns the greatest written_at.
-func (db *DB) readTrends(ctx context.Context, r reader, query string, args ...any) ([]memstore.TrendRow, int64, error) {
-	rows, err := r.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	var out []memstore.TrendRow
-	var maxMS int64
-	for rows.Next() {
-		var t memstore.TrendRow
-		var written int64
-		if err := rows.Scan(&t.FlagID, &t.Day, &t.Red, &t.Green, &written); err != nil {
-			return nil, 0, err
-		}
-		maxMS = max(maxMS, written)
-		out = append(out, t)
-	}
-	return out, maxMS, rows.Err()
 }
 
 func (db *DB) readAggregates(ctx context.Context, r reader, now time.Time) (memstore.Aggregates, error) {
@@ -119,16 +95,12 @@ func (db *DB) ReadKeys(ctx context.Context) ([][32]byte, []memstore.Key, error) 
 	return hashes, keys, nil
 }
 
-// readAllTrends streams every trend row from oldest on, in key order,
-// into a compact Trends, without holding the rows themselves.
-func (db *DB) readAllTrends(ctx context.Context, r reader, oldest int32) (*memstore.Trends, int, int64, error) {
-	var maxMS int64
-	if err := r.QueryRowContext(ctx, db.q.trendsMax).Scan(&maxMS); err != nil {
-		return nil, 0, 0, err
-	}
-	rows, err := r.QueryContext(ctx, db.q.trendsFrom, dayText(oldest))
+// readAllTrends streams the trend rows of query (every day from oldest,
+// in key order) into a compact Trends, without holding the rows.
+func (db *DB) readAllTrends(ctx context.Context, r reader, query string, oldest int32) (*memstore.Trends, int, error) {
+	rows, err := r.QueryContext(ctx, query, dayText(oldest))
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, err
 	}
 	defer rows.Close()
 	b := memstore.NewTrendBuilder(oldest)
@@ -137,19 +109,100 @@ func (db *DB) readAllTrends(ctx context.Context, r reader, oldest int32) (*memst
 	n := 0
 	for rows.Next() {
 		if err := rows.Scan(&id, &day, &red, &green); err != nil {
-			return nil, 0, 0, err
+			return nil, 0, err
 		}
 		d, err := parseDay(day)
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, 0, err
 		}
 		b.Add(id, d, red, green)
 		n++
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, 0, err
+		return nil, 0, err
 	}
-	return b.Done(), n, maxMS, nil
+	return b.Done(), n, nil
+}
+
+// readTrendDay reads every flag's row of one day (YYYY-MM-DD).
+func (db *DB) readTrendDay(ctx context.Context, r reader, day string) ([]memstore.TrendRow, error) {
+	rows, err := r.QueryContext(ctx, db.q.trendsDay, day)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []memstore.TrendRow
+	var d sql.RawBytes
+	for rows.Next() {
+		var t memstore.TrendRow
+		if err := rows.Scan(&t.FlagID, &d, &t.Red, &t.Green); err != nil {
+			return nil, err
+		}
+		if t.Day, err = parseDay(d); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// change is one row of data_changes.
+type change struct {
+	id   int64
+	kind string
+	day  string
+}
+
+// changeLog remembers which bulk writes a loader has read. Ids are handed
+// out at insert but seen at commit, so a late commit can bring an id below
+// one already seen: the log keeps a window of recent ids rather than a
+// single high-water mark.
+type changeLog struct {
+	floor int64          // every id at or below it has been read
+	seen  map[int64]bool // ids above floor already read
+}
+
+const changeWindow = 1000
+
+// readChanges returns the changes not yet read and the log updated with
+// them. On a loader's first read (an empty log), everything on file is
+// taken as read: the full load that follows includes it.
+func (db *DB) readChanges(ctx context.Context, r reader, log changeLog) ([]change, changeLog, error) {
+	rows, err := r.QueryContext(ctx, db.q.changes, log.floor)
+	if err != nil {
+		return nil, log, err
+	}
+	defer rows.Close()
+	first := log.seen == nil
+	next := changeLog{floor: log.floor, seen: map[int64]bool{}}
+	for id := range log.seen {
+		next.seen[id] = true
+	}
+	var news []change
+	top := log.floor
+	for rows.Next() {
+		var c change
+		if err := rows.Scan(&c.id, &c.kind, &c.day); err != nil {
+			return nil, log, err
+		}
+		top = max(top, c.id)
+		if !next.seen[c.id] {
+			next.seen[c.id] = true
+			if !first {
+				news = append(news, c)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, log, err
+	}
+	next.floor = max(log.floor, top-changeWindow)
+	for id := range next.seen {
+		if id <= next.floor {
+			delete(next.seen, id)
+		}
+	}
+	return news, next, nil
 }
 
 // parseDay reads a day as a database returns it: days since the epoch

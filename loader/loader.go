@@ -40,8 +40,8 @@ type Loader struct {
 	opt   Options
 
 	mu       sync.Mutex // one flag load at a time
-	flagWM   int64      // greatest flags.updated_at seen, Unix ms
-	trendWM  int64      // greatest flag_snapshots.written_at seen, Unix ms
+	flagWM   int64      // the database's clock at the start of the last read, Unix ms
+	changes  changeLog  // the bulk writes already read
 	lastFull time.Time
 
 	statsMu sync.Mutex
@@ -135,10 +135,10 @@ func (l *Loader) loadFlags(ctx context.Context, withTrends bool) (int, bool, err
 			return 0, full, err
 		}
 	}
-	if full {
+	if full = snap.full; full {
 		l.lastFull = now
 	}
-	l.flagWM, l.trendWM = snap.flagWM, snap.trendWM
+	l.flagWM, l.changes = snap.flagWM, snap.changes
 	historyArrived := prev != nil && prev.Trends == nil && snap.Trends != nil
 	l.store.SetSnapshot(snap.Snapshot)
 	if full || historyArrived {
@@ -151,8 +151,10 @@ func (l *Loader) loadFlags(ctx context.Context, withTrends bool) (int, bool, err
 
 type built struct {
 	*memstore.Snapshot
-	approvedInDB    int
-	flagWM, trendWM int64
+	approvedInDB int
+	flagWM       int64
+	changes      changeLog
+	full         bool // every approved flag was read
 }
 
 // read runs one load's queries, in one read-only transaction on
@@ -167,20 +169,34 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 		defer tx.Rollback()
 		r = tx
 	}
-	b := &built{flagWM: l.flagWM, trendWM: l.trendWM}
+	b := &built{}
+	if err := r.QueryRowContext(ctx, l.db.q.dbNow).Scan(&b.flagWM); err != nil {
+		return nil, 0, fmt.Errorf("load: %w", err)
+	}
+	news, log, err := l.db.readChanges(ctx, r, l.changes)
+	if err != nil {
+		return nil, 0, fmt.Errorf("load changes: %w", err)
+	}
+	b.changes = log
+	trendsFull := prev == nil || prev.Trends == nil
+	var snapshotDays []string
+	for _, c := range news {
+		if c.kind == "snapshot" {
+			snapshotDays = append(snapshotDays, c.day)
+		} else {
+			full, trendsFull = true, true // an import or a seed: read everything again
+		}
+	}
 	var flags []memstore.FlagInput
-	var maxMS int64
-	var err error
 	if full {
-		flags, maxMS, err = l.db.readFlags(ctx, r, l.db.q.allApproved)
+		flags, err = l.db.readFlags(ctx, r, l.db.q.allApproved)
 	} else {
 		since := time.UnixMilli(l.flagWM).Add(-l.opt.Overlap)
-		flags, maxMS, err = l.db.readFlags(ctx, r, l.db.q.changedSince, tsText(since))
+		flags, err = l.db.readFlags(ctx, r, l.db.q.changedSince, tsText(since))
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("load flags: %w", err)
 	}
-	b.flagWM = max(b.flagWM, maxMS)
 	if err := r.QueryRowContext(ctx, l.db.q.approvedN).Scan(&b.approvedInDB); err != nil {
 		return nil, 0, fmt.Errorf("count flags: %w", err)
 	}
@@ -192,22 +208,22 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	switch {
 	case !withTrends:
 		// The first load: ready on flags; the history follows (see Run).
-	case prev == nil || prev.Trends == nil:
-		var maxMS int64
-		trends, trendRows, maxMS, err = l.db.readAllTrends(ctx, r, oldest)
+	case trendsFull:
+		trends, trendRows, err = l.db.readAllTrends(ctx, r, l.db.q.trendsFrom, oldest)
 		if err != nil {
 			return nil, 0, fmt.Errorf("load trends: %w", err)
 		}
-		b.trendWM = maxMS
 	default:
-		since := time.UnixMilli(l.trendWM).Add(-l.opt.Overlap)
-		rows, maxMS, err := l.db.readTrends(ctx, r, l.db.q.trendsSince, tsText(since), dayText(oldest))
-		if err != nil {
-			return nil, 0, fmt.Errorf("load trends: %w", err)
+		var rows []memstore.TrendRow
+		for _, day := range snapshotDays {
+			got, err := l.db.readTrendDay(ctx, r, day)
+			if err != nil {
+				return nil, 0, fmt.Errorf("load trends of %s: %w", day, err)
+			}
+			rows = append(rows, got...)
 		}
 		trends = prev.Trends.Update(rows, oldest)
 		trendRows = len(rows)
-		b.trendWM = max(b.trendWM, maxMS)
 	}
 
 	agg, err := l.db.readAggregates(ctx, r, now)
@@ -219,6 +235,7 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 		return nil, 0, fmt.Errorf("build snapshot: %w", err)
 	}
 	b.Snapshot = snap
+	b.full = full
 	return b, len(flags) + trendRows, nil
 }
 

@@ -14,8 +14,9 @@ type queries struct {
 	changedSince string
 	approvedN    string
 	trendsFrom   string
-	trendsSince  string
-	trendsMax    string
+	trendsDay    string
+	dbNow        string
+	changes      string
 	aggregates   string
 	activeKeys   string
 	snapshotDay  string
@@ -46,6 +47,14 @@ func byteOrder(d Dialect) string {
 	return ""
 }
 
+// dayTextExpr is the dialect's expression for a DATE column as YYYY-MM-DD.
+func dayTextExpr(d Dialect, col string) string {
+	if d == Postgres {
+		return "to_char(" + col + ", 'YYYY-MM-DD')"
+	}
+	return col
+}
+
 // tsParam is the dialect's expression for a timestamp parameter given in
 // the text form tsText returns.
 func tsParam(d Dialect) string {
@@ -74,7 +83,6 @@ func queriesFor(d Dialect) *queries {
 		"text_tr, text_en, text_de, text_es, description_tr, description_en, description_de, description_es, " +
 		"contexts, red_count, green_count, " + msExpr(d, "created_at") + " AS created_ms, " +
 		msExpr(d, "updated_at") + " AS updated_ms"
-	trendCols := "flag_id, " + dayExpr(d, "day") + " AS day, red, green, " + msExpr(d, "written_at") + " AS written_ms"
 	// The full read returns the day as stored (text on SQLite, parsed in
 	// Go) and walks the primary key in order: no sort, no per-row lookups.
 	fullDay, notIndexed := dayExpr(d, "day"), ""
@@ -88,8 +96,10 @@ func queriesFor(d Dialect) *queries {
 		approvedN:    "SELECT count(*) FROM flags WHERE status = 'APPROVED'",
 		trendsFrom: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots" + notIndexed + " WHERE day >= " + day +
 			" ORDER BY flag_id, day",
-		trendsMax:   "SELECT COALESCE(" + msExpr(d, "MAX(written_at)") + ", 0) FROM flag_snapshots",
-		trendsSince: "SELECT " + trendCols + " FROM flag_snapshots WHERE written_at >= " + ts + " AND day >= " + day,
+		dbNow:   "SELECT " + msExpr(d, map[Dialect]string{Postgres: "now()", SQLite: "'now'"}[d]),
+		changes: "SELECT id, kind, COALESCE(" + dayTextExpr(d, "day") + ", '') FROM data_changes WHERE id > ? ORDER BY id",
+		trendsDay: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots WHERE day = " + day +
+			" ORDER BY flag_id, day",
 		aggregates: "SELECT (SELECT count(*) FROM users) AS users, " +
 			"COALESCE(SUM(CASE WHEN v.created_at >= " + ts + " THEN 1 ELSE 0 END), 0) AS last24h, " +
 			"COALESCE(SUM(CASE WHEN v.created_at >= " + ts + " THEN 1 ELSE 0 END), 0) AS last7d, " +
@@ -103,7 +113,7 @@ func queriesFor(d Dialect) *queries {
 	if d == Postgres {
 		bind = sqlx.DOLLAR
 	}
-	for _, p := range []*string{&q.allApproved, &q.changedSince, &q.approvedN, &q.trendsFrom, &q.trendsSince, &q.trendsMax,
+	for _, p := range []*string{&q.allApproved, &q.changedSince, &q.approvedN, &q.trendsFrom, &q.trendsDay, &q.dbNow, &q.changes,
 		&q.aggregates, &q.activeKeys, &q.snapshotDay} {
 		*p = sqlx.Rebind(bind, *p)
 	}

@@ -160,6 +160,9 @@ func (db *DB) Seed(ctx context.Context, o SeedOptions) error {
 	if o.Progress != nil {
 		o.Progress(o.Flags, o.Flags)
 	}
+	if err := db.recordChange(ctx, tx, "seed", ""); err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}

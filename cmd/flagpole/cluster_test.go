@@ -129,7 +129,9 @@ func TestCluster(t *testing.T) {
 	prefix := redisPrefix()
 	var procs []*proc
 	for i := 0; i < 3; i++ {
-		procs = append(procs, startProc(t, "--db", dbURL, "--redis", redisURL, "--redis-prefix", prefix,
+		// A generous Redis timeout: this test is about sharing, not about the
+		// fallback a busy machine would trigger (faults_test.go covers that).
+		procs = append(procs, startProc(t, "--db", dbURL, "--redis", redisURL, "--redis-prefix", prefix, "--redis-timeout", "2s",
 			"--addr", "127.0.0.1:0", "--refresh", "@every 1s", "--key-refresh", "@every 1s",
 			"--access-log", "false", "--snapshot-daily", "false"))
 	}
