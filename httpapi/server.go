@@ -124,6 +124,7 @@ func (a *API) routes() *gin.Engine {
 	open("/healthz", a.healthz)
 	open("/readyz", a.readyz)
 	open("/api/public/openapi.json", a.openapiDoc)
+	a.uiRoutes(e)
 
 	api := e.Group("/api/public", a.auth, a.rateLimit)
 	data := func(path string, h handler) {
