@@ -54,6 +54,21 @@ func TestRoutingErrors(t *testing.T) {
 			t.Errorf("%s: 404 without request id or CORS", path)
 		}
 	}
+	// A preflight of an unknown path is a 404 too.
+	if r := e.do(http.MethodOptions, "/api/public/nope", "Origin: https://example.org"); r.status != 404 {
+		t.Errorf("preflight of an unknown path: %d", r.status)
+	}
+	// An encoded slash stays in the slug.
+	mustStatus(t, e.get("/api/public/flag/tie-a%2Ftrend"), 404, "not_found")
+	// Every authenticated request counts, unknown paths and methods too.
+	before := e.get("/api/public/stats").header.Get("X-RateLimit-Remaining")
+	r := e.get("/api/public/nope")
+	if r.header.Get("X-RateLimit-Remaining") == "" || r.header.Get("X-RateLimit-Remaining") == before {
+		t.Errorf("an authenticated 404 must spend the budget: %q then %q", before, r.header.Get("X-RateLimit-Remaining"))
+	}
+	if r := e.do(http.MethodPost, "/api/public/flags"); r.header.Get("X-RateLimit-Limit") == "" {
+		t.Error("an authenticated 405 must carry the rate-limit headers")
+	}
 	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
 		r := e.do(m, "/api/public/flags")
 		mustStatus(t, r, 405, "method_not_allowed")
@@ -80,15 +95,11 @@ func TestCORS(t *testing.T) {
 				t.Errorf("origin %q: %s %q, want %q", origin, k, got, want)
 			}
 		}
-		methods := strings.ReplaceAll(r.header.Get("Access-Control-Allow-Methods"), " ", "")
-		if methods != "GET,HEAD,OPTIONS" {
-			t.Errorf("Allow-Methods %q", methods)
+		if got := r.header.Get("Access-Control-Allow-Methods"); got != "GET, HEAD, OPTIONS" {
+			t.Errorf("origin %q: Allow-Methods %q", origin, got)
 		}
-		headers := strings.ToLower(r.header.Get("Access-Control-Allow-Headers"))
-		for _, want := range []string{"authorization", "content-type", "if-none-match"} {
-			if !strings.Contains(headers, want) {
-				t.Errorf("Allow-Headers %q lacks %s", headers, want)
-			}
+		if got := r.header.Get("Access-Control-Allow-Headers"); got != "Authorization, Content-Type, If-None-Match" {
+			t.Errorf("origin %q: Allow-Headers %q", origin, got)
 		}
 		if r.header.Get("Access-Control-Allow-Credentials") != "" {
 			t.Error("no credentials mode")

@@ -131,9 +131,20 @@ func (a *API) readyz(c *gin.Context) {
 	c.Data(http.StatusOK, "application/json; charset=utf-8", body)
 }
 
+// publicReadiness is what /readyz shows anyone: whether the instance is
+// ready and how fresh its data is, not the operator's detail (which the
+// admin address serves).
+var publicReadiness = map[string]bool{"snapshot": true, "stale": true, "status": true, "rateLimit": true}
+
 func (a *API) readiness() (bool, map[string]any) {
 	if a.opt.Ready != nil {
-		return a.opt.Ready()
+		ready, detail := a.opt.Ready()
+		for k := range detail {
+			if !publicReadiness[k] {
+				delete(detail, k)
+			}
+		}
+		return ready, detail
 	}
 	s, k := a.store.Snapshot(), a.store.Keys()
 	detail := map[string]any{}

@@ -128,13 +128,41 @@ func (a *API) auth(c *gin.Context) {
 // headers on every authenticated response and refuses with 429 when the
 // budget of the rolling minute is spent.
 func (a *API) rateLimit(c *gin.Context) {
-	id := c.GetString(ctxKeyID)
-	limit := c.GetInt("flagpole.limit")
+	if a.spend(c, c.GetString(ctxKeyID), c.GetInt("flagpole.limit")) {
+		c.Next()
+	}
+}
+
+// spendIfAuthenticated counts a request to an unknown path or with an
+// unknown method against its key, when it carries an active one: every
+// authenticated request counts, whatever its status. It reports whether
+// the caller should go on answering (false: 429 already written).
+func (a *API) spendIfAuthenticated(c *gin.Context) bool {
+	keys := a.store.Keys()
+	scheme, token, _ := strings.Cut(strings.TrimSpace(c.Request.Header.Get("Authorization")), " ")
+	if keys == nil || !strings.EqualFold(scheme, "Bearer") {
+		return true
+	}
+	key, ok := keys.Lookup(strings.TrimSpace(token))
+	if !ok {
+		return true
+	}
+	c.Set(ctxKeyID, key.ID)
+	limit := key.Limit
+	if limit <= 0 {
+		limit = a.opt.RateLimit
+	}
+	return a.spend(c, key.ID, limit)
+}
+
+// spend takes one request from the key's budget and sets the rate-limit
+// headers; over the budget it writes the 429 and returns false.
+func (a *API) spend(c *gin.Context, id string, limit int) bool {
 	now := a.now()
 	d, err := a.limiter.Allow(c.Request.Context(), id, limit, now)
 	if err != nil {
 		a.writeProblem(c, err)
-		return
+		return false
 	}
 	reset := int64(math.Ceil(float64(d.Reset.UnixMilli()) / 1000))
 	left := max(int64(math.Ceil(d.Reset.Sub(now).Seconds())), 0)
@@ -145,11 +173,11 @@ func (a *API) rateLimit(c *gin.Context) {
 	h.Set("RateLimit-Policy", `"per-key";q=`+strconv.Itoa(d.Limit)+";w=60")
 	h.Set("RateLimit", `"per-key";r=`+strconv.Itoa(d.Remaining)+";t="+strconv.FormatInt(left, 10))
 	if !d.Allowed {
-		wait := int64(math.Ceil(d.RetryAfter(now).Seconds()))
-		h.Set("Retry-After", strconv.FormatInt(max(wait, 1), 10))
+		wait := max(int64(math.Ceil(d.RetryAfter(now).Seconds())), 1)
+		h.Set("Retry-After", strconv.FormatInt(wait, 10))
 		a.writeProblem(c, &Problem{Code: CodeRateLimited, Detail: fmt.Sprintf(
-			"this key may make %d requests in any 60 seconds; try again in %d s", d.Limit, max(wait, 1))})
-		return
+			"this key may make %d requests in any 60 seconds; try again in %d s", d.Limit, wait)})
+		return false
 	}
-	c.Next()
+	return true
 }

@@ -55,7 +55,7 @@ func intParam(params map[string]string, name string, def, lo, hi int) (int, erro
 		return def, nil
 	}
 	bad := func() error {
-		if hi == math.MaxInt {
+		if hi >= 1<<53-1 {
 			return invalidParam(name, "%s must be an integer of at least %d", name, lo)
 		}
 		return invalidParam(name, "%s must be an integer between %d and %d", name, lo, hi)
@@ -141,7 +141,9 @@ func listQuery(raw string) (memstore.ListQuery, error) {
 	if q.Limit, err = intParam(p, "limit", 20, 1, 100); err != nil {
 		return q, err
 	}
-	if q.Offset, err = intParam(p, "offset", 0, 0, math.MaxInt); err != nil {
+	// Offsets are capped at 2^53-1, the largest integer a JSON client in
+	// JavaScript reads exactly; any offset that large is past the end.
+	if q.Offset, err = intParam(p, "offset", 0, 0, 1<<53-1); err != nil {
 		return q, err
 	}
 	return q, nil

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/gin-contrib/cors"
+	gincors "github.com/gin-contrib/cors"
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -99,21 +99,39 @@ func (a *API) routes() *gin.Engine {
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
 	e.ContextWithFallback = true
+	// Route on the path as sent, so that an encoded slash stays inside a
+	// slug (/flag/a%2Ftrend is the flag "a/trend", not a trend).
+	e.UseRawPath = true
+	e.UnescapePathValues = true
 
-	e.Use(a.recoverer, a.observe, a.requestID, a.accessLog, corsHeaders, cors.New(cors.Config{
+	cors := gincors.New(gincors.Config{
 		AllowAllOrigins:           true,
 		AllowMethods:              []string{"GET", "HEAD", "OPTIONS"},
 		AllowHeaders:              []string{"Authorization", "Content-Type", "If-None-Match"},
 		ExposeHeaders:             exposed,
 		MaxAge:                    86400 * time.Second,
 		OptionsResponseStatusCode: http.StatusNoContent,
-	}))
+	})
+	// Preflights go to the routes' OPTIONS handlers (exact header values,
+	// 404 for unknown paths); gin-contrib/cors answers the rest.
+	withCORS := func(c *gin.Context) {
+		if c.Request.Method == http.MethodOptions {
+			c.Next()
+			return
+		}
+		cors(c)
+	}
+	e.Use(a.recoverer, a.observe, a.requestID, a.accessLog, withCORS, corsHeaders)
 	e.NoRoute(func(c *gin.Context) {
-		a.writeProblem(c, &Problem{Code: CodeNotFound, Detail: "no such path; the API lives under /api/public"})
+		if a.spendIfAuthenticated(c) {
+			a.writeProblem(c, &Problem{Code: CodeNotFound, Detail: "no such path; the API lives under /api/public"})
+		}
 	})
 	e.NoMethod(func(c *gin.Context) {
 		c.Header("Allow", "GET, HEAD, OPTIONS")
-		a.writeProblem(c, &Problem{Code: CodeMethodNotAllowed, Detail: "only GET, HEAD and OPTIONS are allowed"})
+		if a.spendIfAuthenticated(c) {
+			a.writeProblem(c, &Problem{Code: CodeMethodNotAllowed, Detail: "only GET, HEAD and OPTIONS are allowed"})
+		}
 	})
 
 	open := func(path string, h gin.HandlerFunc) {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -32,9 +33,10 @@ func TestMain(m *testing.M) {
 
 // proc is a `flagpole serve` process.
 type proc struct {
-	cmd  *exec.Cmd
-	addr chan string
-	base string
+	cmd   *exec.Cmd
+	addr  chan [2]string
+	base  string
+	admin string
 }
 
 func startProc(t *testing.T, args ...string) *proc {
@@ -45,7 +47,7 @@ func startProc(t *testing.T, args ...string) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{cmd: cmd, addr: make(chan string, 1)}
+	p := &proc{cmd: cmd, addr: make(chan [2]string, 1)}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +56,11 @@ func startProc(t *testing.T, args ...string) *proc {
 		sent := false
 		for sc.Scan() {
 			if m := listening.FindStringSubmatch(sc.Text()); m != nil && !sent {
-				p.addr <- m[1]
+				var admin string
+				if a := adminAddr.FindStringSubmatch(sc.Text()); a != nil {
+					admin = a[1]
+				}
+				p.addr <- [2]string{m[1], admin}
 				sent = true
 			}
 		}
@@ -83,7 +89,7 @@ func (p *proc) wait(t *testing.T) {
 		if !ok {
 			t.Fatal("serve exited before listening")
 		}
-		p.base = "http://" + a
+		p.base, p.admin = "http://"+a[0], "http://"+a[1]
 	case <-time.After(60 * time.Second):
 		t.Fatal("serve did not listen within 60 s")
 	}
@@ -113,6 +119,8 @@ func until(t *testing.T, what string, timeout time.Duration, ok func() bool) {
 	}
 }
 
+var adminAddr = regexp.MustCompile(`"admin_addr":"([^"]+)"`)
+
 func redisPrefix() string {
 	var b [6]byte
 	rand.Read(b[:])
@@ -132,7 +140,7 @@ func TestCluster(t *testing.T) {
 		// A generous Redis timeout: this test is about sharing, not about the
 		// fallback a busy machine would trigger (faults_test.go covers that).
 		procs = append(procs, startProc(t, "--db", dbURL, "--redis", redisURL, "--redis-prefix", prefix, "--redis-timeout", "2s",
-			"--addr", "127.0.0.1:0", "--refresh", "@every 1s", "--key-refresh", "@every 1s",
+			"--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0", "--refresh", "@every 1s", "--key-refresh", "@every 1s",
 			"--access-log", "false", "--snapshot-daily", "false"))
 	}
 	for _, p := range procs {
@@ -157,7 +165,7 @@ func TestCluster(t *testing.T) {
 	}
 	for _, p := range procs {
 		until(t, p.base+" loads the key", 20*time.Second, func() bool {
-			_, m := readyz(p.base)
+			_, m := readyz(p.admin)
 			k, _ := m["keys"].(map[string]any)
 			return k != nil && k["count"] == 1.0
 		})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -162,7 +163,7 @@ func (p *program) readiness() (bool, map[string]any) {
 	s, k := p.store.Snapshot(), p.store.Keys()
 	detail := map[string]any{"loads": st.Loads, "loadFailures": st.Failures, "keyLoadFailures": st.KeyFailures}
 	if st.LastError != "" {
-		detail["lastError"] = "the last load failed; serving the previous snapshot"
+		detail["lastError"] = st.LastError
 		detail["lastErrorAt"] = st.LastErrorAt.UTC().Format(memstore.TimeFormat)
 	}
 	ready := s != nil && k != nil
@@ -253,7 +254,7 @@ func (p *program) Run(ctx context.Context) error {
 func (p *program) adminHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/healthz", p.api.Handler())
-	mux.Handle("/readyz", p.api.Handler())
+	mux.HandleFunc("/readyz", p.adminReadyz)
 	mux.Handle("/metrics", metricsHandler(p.reg))
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
@@ -261,6 +262,21 @@ func (p *program) adminHandler() http.Handler {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	return mux
+}
+
+// adminReadyz is /readyz with the operator's whole detail: load counts,
+// the last error, the keys, the rate limiter.
+func (p *program) adminReadyz(w http.ResponseWriter, r *http.Request) {
+	ready, detail := p.readiness()
+	detail["status"] = "ready"
+	status := http.StatusOK
+	if !ready {
+		detail["status"], status = "not_ready", http.StatusServiceUnavailable
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(detail)
 }
 
 // Close releases the databases, listeners and cache.
