@@ -50,7 +50,7 @@ func Default() Config {
 		FullReload: 10 * time.Minute, RateLimit: 60, CacheMB: 64, ShutdownTimeout: 10 * time.Second,
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
 		IdleTimeout: 120 * time.Second, LogFormat: "json", AccessLog: true, SnapshotDaily: true,
-		RedisPrefix: "flagpole:", RedisTimeout: 50 * time.Millisecond,
+		RedisPrefix: "flagpole:", RedisTimeout: 100 * time.Millisecond,
 	}
 }
 

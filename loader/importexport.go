@@ -68,6 +68,9 @@ func (db *DB) Import(ctx context.Context, r io.Reader, progress func(lines int))
 	for sc.Scan() {
 		line++
 		raw := bytes.TrimSpace(sc.Bytes())
+		if line == 1 {
+			raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
+		}
 		if len(raw) == 0 {
 			continue
 		}

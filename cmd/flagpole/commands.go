@@ -17,11 +17,24 @@ import (
 
 // parse parses a command's flags and resolves its configuration.
 func parse(fs *flag.FlagSet, args []string, stderr io.Writer, getenv env) (config.Config, error) {
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // errors are one line, from main; -h prints the flags below
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fmt.Fprintf(stderr, "usage of %s:\n", fs.Name())
+			fs.PrintDefaults()
+		}
 		return config.Config{}, err
 	}
 	return config.Resolve(fs, getenv)
+}
+
+// noArgs refuses positional arguments to a command that takes none.
+func noArgs(fs *flag.FlagSet) error {
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	}
+	return nil
 }
 
 func newFlagSet(name string, keys ...string) *flag.FlagSet {
@@ -34,6 +47,9 @@ func runMigrate(ctx context.Context, args []string, stderr io.Writer, getenv env
 	fs := newFlagSet("migrate", "db")
 	cfg, err := parse(fs, args, stderr, getenv)
 	if err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
 		return err
 	}
 	db, err := loader.OpenMigrated(ctx, cfg.DB)
@@ -53,6 +69,9 @@ func runSeed(ctx context.Context, args []string, stderr io.Writer, getenv env) e
 	seed := fs.Uint64("seed", 1, "random seed; the same seed gives the same data")
 	cfg, err := parse(fs, args, stderr, getenv)
 	if err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
 		return err
 	}
 	db, err := loader.OpenMigrated(ctx, cfg.DB)
@@ -139,6 +158,9 @@ func runSnapshot(ctx context.Context, args []string, stderr io.Writer, getenv en
 	if err != nil {
 		return err
 	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
 	day := time.Now().UTC()
 	if *dayFlag != "" {
 		if day, err = time.Parse(time.DateOnly, *dayFlag); err != nil {
@@ -176,11 +198,16 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		if err != nil {
 			return err
 		}
+		if err := noArgs(fs); err != nil {
+			return err
+		}
 		if *name == "" {
 			return errors.New("keys create: --name is required")
 		}
-		if *limit < 0 {
-			return errors.New("keys create: --limit must be positive")
+		limitSet := false
+		fs.Visit(func(f *flag.Flag) { limitSet = limitSet || f.Name == "limit" })
+		if *limit < 0 || (limitSet && *limit == 0) {
+			return errors.New("keys create: --limit must be a positive number of requests per minute")
 		}
 		db, err := loader.OpenMigrated(ctx, cfg.DB)
 		if err != nil {
@@ -198,6 +225,9 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		fs := newFlagSet("keys list", "db")
 		cfg, err := parse(fs, args[1:], stderr, getenv)
 		if err != nil {
+			return err
+		}
+		if err := noArgs(fs); err != nil {
 			return err
 		}
 		db, err := loader.OpenMigrated(ctx, cfg.DB)

@@ -201,8 +201,18 @@ func TestCommandErrors(t *testing.T) {
 		})
 	}
 	r := runCLI(t, noEnv, nil, "frobnicate")
-	if !strings.Contains(r.err.Error(), "frobnicate") || !strings.Contains(r.stderr, "usage") {
-		t.Errorf("unknown command: error %q, stderr %q: want the command named and the usage shown", r.err, r.stderr)
+	if !strings.Contains(r.err.Error(), "frobnicate") || r.stderr != "" {
+		t.Errorf("unknown command: error %q, stderr %q: want the command named in one line, nothing else", r.err, r.stderr)
+	}
+	// A bad flag, a stray argument, a zero limit: one line, nothing else.
+	db := loadertest.URL(t, loader.SQLite)
+	for _, args := range [][]string{{"serve", "--bogus"}, {"migrate", "--db", db, "extra"},
+		{"keys", "create", "--db", db, "--name", "x", "--limit", "0"}, {"keys", "list", "--db", db, "extra"},
+		{"seed", "--flags", "x"}} {
+		r := runCLI(t, noEnv, nil, args...)
+		if r.err == nil || strings.Contains(r.err.Error(), "\n") || strings.Contains(r.stderr, "usage") {
+			t.Errorf("flagpole %s: error %v, stderr %q", strings.Join(args, " "), r.err, r.stderr)
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -32,9 +33,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "flagpole:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return // -h: the flags were printed
 		}
+		msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+		fmt.Fprintln(os.Stderr, "flagpole:", msg)
 		os.Exit(1)
 	}
 }
@@ -45,8 +48,7 @@ type env func(string) string
 // run dispatches a command line; it is main without the process around it.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv env) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return errors.New("a command is required")
+		return errors.New("a command is required (flagpole help lists them)")
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
@@ -68,7 +70,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stdout, usage)
 		return nil
 	default:
-		fmt.Fprint(stderr, usage)
-		return fmt.Errorf("unknown command %q", cmd)
+		return fmt.Errorf("unknown command %q (flagpole help lists them)", cmd)
 	}
 }

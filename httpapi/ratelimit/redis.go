@@ -80,8 +80,16 @@ func NewRedis(o RedisOptions) (*Redis, error) {
 // Close closes the connections.
 func (r *Redis) Close() error { return r.client.Close() }
 
-// Ping checks that Redis answers.
-func (r *Redis) Ping(ctx context.Context) error { return r.client.Ping(ctx).Err() }
+// Ping checks that Redis answers and loads the script, so that the first
+// decision costs one round trip like every other.
+func (r *Redis) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := r.client.Ping(ctx).Err(); err != nil {
+		return err
+	}
+	return windowScript.Load(ctx, r.client).Err()
+}
 
 // Allow spends one request of key's budget in Redis.
 func (r *Redis) Allow(ctx context.Context, key string, limit int, now time.Time) (Decision, error) {
