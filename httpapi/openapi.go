@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -13,41 +14,79 @@ import (
 //go:embed openapi.yaml
 var OpenAPIYAML []byte
 
-// OpenAPIJSON is the contract document converted to JSON, as served at
-// /api/public/openapi.json.
+// OpenAPIJSON is the contract document converted to JSON, in the order it
+// is written, as served at /api/public/openapi.json.
 func OpenAPIJSON() ([]byte, error) {
-	var doc any
+	var doc yaml.Node
 	if err := yaml.Unmarshal(OpenAPIYAML, &doc); err != nil {
 		return nil, fmt.Errorf("openapi.yaml: %w", err)
 	}
-	b, err := json.Marshal(stringKeys(doc))
-	if err != nil {
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, &doc); err != nil {
 		return nil, fmt.Errorf("openapi.yaml to JSON: %w", err)
 	}
-	return b, nil
+	if !json.Valid(buf.Bytes()) {
+		return nil, fmt.Errorf("openapi.yaml to JSON: invalid result")
+	}
+	return buf.Bytes(), nil
 }
 
-// stringKeys turns the maps YAML decodes with non-string keys (status
-// codes such as 200) into JSON objects.
-func stringKeys(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, x := range t {
-			t[k] = stringKeys(x)
+// writeJSON writes a YAML node as JSON, keeping the order of mappings.
+func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			buf.WriteString("null")
+			return nil
 		}
-		return t
-	case map[any]any:
-		m := make(map[string]any, len(t))
-		for k, x := range t {
-			m[fmt.Sprint(k)] = stringKeys(x)
+		return writeJSON(buf, n.Content[0])
+	case yaml.AliasNode:
+		return writeJSON(buf, n.Alias)
+	case yaml.MappingNode:
+		buf.WriteByte('{')
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			k, _ := json.Marshal(n.Content[i].Value)
+			buf.Write(k)
+			buf.WriteByte(':')
+			if err := writeJSON(buf, n.Content[i+1]); err != nil {
+				return err
+			}
 		}
-		return m
-	case []any:
-		for i, x := range t {
-			t[i] = stringKeys(x)
+		buf.WriteByte('}')
+	case yaml.SequenceNode:
+		buf.WriteByte('[')
+		for i, c := range n.Content {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeJSON(buf, c); err != nil {
+				return err
+			}
 		}
-		return t
+		buf.WriteByte(']')
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!null":
+			buf.WriteString("null")
+		case "!!bool", "!!int", "!!float":
+			var v any
+			if err := n.Decode(&v); err != nil {
+				return err
+			}
+			b, err := json.Marshal(v)
+			if err != nil {
+				return err
+			}
+			buf.Write(b)
+		default:
+			b, _ := json.Marshal(n.Value)
+			buf.Write(b)
+		}
 	default:
-		return v
+		return fmt.Errorf("unexpected YAML node kind %d", n.Kind)
 	}
+	return nil
 }
