@@ -33,17 +33,21 @@ func newResponse(body []byte) *response {
 const minGzip = 512
 
 func (r *response) gzipped() []byte {
-	r.gzOnce.Do(func() {
-		var buf bytes.Buffer
-		buf.Grow(len(r.body) / 3)
-		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-		zw.Write(r.body)
-		zw.Close()
-		if buf.Len() < len(r.body) {
-			r.gz = buf.Bytes()
-		}
-	})
+	r.gzOnce.Do(func() { r.gz = compress(r.body, gzip.BestSpeed) })
 	return r.gz
+}
+
+// compress gzips body at level, or returns nil when that saves nothing.
+func compress(body []byte, level int) []byte {
+	var buf bytes.Buffer
+	buf.Grow(len(body) / 3)
+	zw, _ := gzip.NewWriterLevel(&buf, level)
+	zw.Write(body)
+	zw.Close()
+	if buf.Len() >= len(body) {
+		return nil
+	}
+	return buf.Bytes()
 }
 
 // cache keeps rendered responses, keyed by snapshot generation and the

@@ -56,15 +56,7 @@ func newUIAsset(name string, body []byte) *uiAsset {
 }
 
 func (u *uiAsset) gzipped() []byte {
-	u.gzOnce.Do(func() {
-		var buf bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-		zw.Write(u.body)
-		zw.Close()
-		if buf.Len() < len(u.body) {
-			u.gz = buf.Bytes()
-		}
-	})
+	u.gzOnce.Do(func() { u.gz = compress(u.body, gzip.BestCompression) })
 	return u.gz
 }
 

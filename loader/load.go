@@ -26,28 +26,11 @@ func (db *DB) readFlags(ctx context.Context, r reader, query string, args ...any
 	defer rows.Close()
 	var out []memstore.FlagInput
 	for rows.Next() {
-		var (
-			f                  memstore.FlagInput
-			status, contexts   string
-			desc               [memstore.NumLangs]sql.NullString
-			createdMS, updated int64
-		)
-		if err := rows.Scan(&f.ID, &f.Slug, &status, &f.Category, &f.Region,
-			&f.Text[0], &f.Text[1], &f.Text[2], &f.Text[3], &desc[0], &desc[1], &desc[2], &desc[3],
-			&contexts, &f.Red, &f.Green, &createdMS, &updated); err != nil {
+		f, err := scanFlagRow(rows)
+		if err != nil {
 			return nil, err
 		}
-		f.Approved = status == "APPROVED"
-		for l, d := range desc {
-			if d.Valid {
-				s := d.String
-				f.Description[l] = &s
-			}
-		}
-		f.Contexts = splitContexts(contexts)
-		f.CreatedAt = time.UnixMilli(createdMS).UTC()
-		f.UpdatedAt = time.UnixMilli(updated).UTC()
-		out = append(out, f)
+		out = append(out, f.FlagInput)
 	}
 	return out, rows.Err()
 }
