@@ -107,24 +107,29 @@ func (c *cache) close() {
 // writeResponse sends r with its caching headers: 304 when If-None-Match
 // names its ETag, gzip when the client accepts it.
 func writeResponse(c *gin.Context, r *response) {
+	writeBody(c, r.etag, "private, no-cache", "application/json; charset=utf-8", r.body, r.gzipped)
+}
+
+// writeBody sends a body whose ETag and gzip form are known: 304 when
+// If-None-Match names the ETag, the gzip form when the client accepts it.
+func writeBody(c *gin.Context, etag, cacheControl, ctype string, body []byte, gzipped func() []byte) {
 	h := c.Writer.Header()
-	h.Set("ETag", r.etag)
-	h.Set("Cache-Control", "private, no-cache")
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", cacheControl)
 	h.Set("Vary", "Accept-Encoding")
-	if etagMatch(c.Request.Header.Get("If-None-Match"), r.etag) {
+	if etagMatch(c.Request.Header.Get("If-None-Match"), etag) {
 		c.Status(http.StatusNotModified)
 		c.Writer.WriteHeaderNow()
 		c.Abort()
 		return
 	}
-	body := r.body
 	if len(body) >= minGzip && acceptsGzip(c.Request.Header.Get("Accept-Encoding")) {
-		if gz := r.gzipped(); gz != nil {
+		if gz := gzipped(); gz != nil {
 			body = gz
 			h.Set("Content-Encoding", "gzip")
 		}
 	}
-	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Type", ctype)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	c.Status(http.StatusOK)
 	c.Writer.WriteHeaderNow()

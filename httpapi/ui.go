@@ -10,11 +10,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"path"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -208,32 +206,10 @@ func (a *API) uiRoutes(e *gin.Engine) {
 // ETag, gzip when the client accepts it.
 func writeUIAsset(c *gin.Context, u *uiAsset, cacheControl string) {
 	h := c.Writer.Header()
-	h.Set("ETag", u.etag)
-	h.Set("Cache-Control", cacheControl)
-	h.Set("Vary", "Accept-Encoding")
 	h.Set("X-Content-Type-Options", "nosniff")
 	if u.csp != "" {
 		h.Set("Content-Security-Policy", u.csp)
 		h.Set("Referrer-Policy", "same-origin")
 	}
-	if etagMatch(c.Request.Header.Get("If-None-Match"), u.etag) {
-		c.Status(http.StatusNotModified)
-		c.Writer.WriteHeaderNow()
-		c.Abort()
-		return
-	}
-	body := u.body
-	if len(body) >= minGzip && acceptsGzip(c.Request.Header.Get("Accept-Encoding")) {
-		if gz := u.gzipped(); gz != nil {
-			body = gz
-			h.Set("Content-Encoding", "gzip")
-		}
-	}
-	h.Set("Content-Type", u.ctype)
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	c.Status(http.StatusOK)
-	c.Writer.WriteHeaderNow()
-	if c.Request.Method != http.MethodHead {
-		c.Writer.Write(body)
-	}
+	writeBody(c, u.etag, cacheControl, u.ctype, u.body, u.gzipped)
 }
