@@ -23,18 +23,93 @@ type Change struct {
 // whose data did not change are shared with prev, with their encoded JSON
 // and search words.
 func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
-	byID := map[string]*Flag{}
 	lx := newLexicon()
 	if prev != nil {
 		lx = prev.lexicon
 	}
+	s := &Snapshot{LoadedAt: ch.LoadedAt, Trends: ch.Trends, lexicon: lx, Gen: 1}
+	if prev != nil {
+		s.Gen = prev.Gen + 1
+		if s.Trends == nil {
+			s.Trends = prev.Trends
+		}
+	}
+	patched := false
+	if !ch.Full && prev != nil {
+		flags, ok, err := patch(prev, ch.Flags, lx)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			// The same flags in the same places: the lookups are prev's.
+			s.flags, s.byID, s.bySlug, patched = flags, prev.byID, prev.bySlug, true
+		}
+	}
+	if !patched {
+		if err := s.collect(prev, ch, lx); err != nil {
+			return nil, err
+		}
+	}
+	s.regIdx = map[string]int{}
+	for _, f := range s.flags {
+		if _, ok := s.regIdx[f.Region]; !ok {
+			s.regIdx[f.Region] = len(s.regIdx) + 1
+		}
+	}
+	s.buildOrders(prev)
+	if prev != nil && sameTexts(prev, s) {
+		s.search = prev.search
+	} else {
+		s.search = buildSearch(s.flags, lx)
+	}
+	s.buildCounts(ch.Aggregates)
+	return s, nil
+}
+
+// patch applies a tick's changes to prev's flags in place when they only
+// change flags prev has, keeping every slug: no flag added or removed, so
+// every position and lookup stays. It reports false otherwise.
+func patch(prev *Snapshot, changes []FlagInput, lx *lexicon) ([]*Flag, bool, error) {
+	flags := slices.Clone(prev.flags)
+	for i := range changes {
+		in := &changes[i]
+		j, exists := prev.byID[in.ID]
+		if !exists {
+			if in.Approved {
+				return nil, false, nil // an addition
+			}
+			continue // a flag that is not approved and was not served
+		}
+		if !in.Approved {
+			return nil, false, nil // a removal
+		}
+		cat, ok := ParseCategory(in.Category)
+		if !ok {
+			return nil, false, fmt.Errorf("flag %s: unknown category %q", in.ID, in.Category)
+		}
+		pf := prev.flags[j]
+		if pf.sameAs(in, cat) {
+			continue
+		}
+		if in.Slug != pf.Slug {
+			return nil, false, nil
+		}
+		flags[j] = newFlag(in, cat, pf, lx)
+	}
+	return flags, true, nil
+}
+
+// collect makes the flags of a full load, or of a tick that adds or
+// removes flags, ordered by id, with their lookups.
+func (s *Snapshot) collect(prev *Snapshot, ch Change, lx *lexicon) error {
+	byID := map[string]*Flag{}
 	var old map[string]int32
 	if prev != nil {
 		old = prev.byID
-	}
-	if !ch.Full && prev != nil {
-		for _, f := range prev.flags {
-			byID[f.ID] = f
+		if !ch.Full {
+			for _, f := range prev.flags {
+				byID[f.ID] = f
+			}
 		}
 	}
 	for i := range ch.Flags {
@@ -45,7 +120,7 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 		}
 		cat, ok := ParseCategory(in.Category)
 		if !ok {
-			return nil, fmt.Errorf("flag %s: unknown category %q", in.ID, in.Category)
+			return fmt.Errorf("flag %s: unknown category %q", in.ID, in.Category)
 		}
 		var pf *Flag
 		if j, ok := old[in.ID]; ok {
@@ -57,38 +132,21 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 		}
 		byID[in.ID] = newFlag(in, cat, pf, lx)
 	}
-
-	s := &Snapshot{LoadedAt: ch.LoadedAt, Trends: ch.Trends, lexicon: lx}
-	if prev != nil {
-		s.Gen = prev.Gen + 1
-		if s.Trends == nil {
-			s.Trends = prev.Trends
-		}
-	} else {
-		s.Gen = 1
-	}
 	s.flags = make([]*Flag, 0, len(byID))
 	for _, f := range byID {
 		s.flags = append(s.flags, f)
 	}
 	slices.SortFunc(s.flags, func(a, b *Flag) int { return cmp.Compare(a.ID, b.ID) })
-	s.bySlug = make(map[string]*Flag, len(s.flags))
+	s.bySlug = make(map[string]int32, len(s.flags))
 	s.byID = make(map[string]int32, len(s.flags))
 	for i, f := range s.flags {
 		if dup, ok := s.bySlug[f.Slug]; ok {
-			return nil, fmt.Errorf("flags %s and %s share the slug %q", dup.ID, f.ID, f.Slug)
+			return fmt.Errorf("flags %s and %s share the slug %q", s.flags[dup].ID, f.ID, f.Slug)
 		}
-		s.bySlug[f.Slug] = f
+		s.bySlug[f.Slug] = int32(i)
 		s.byID[f.ID] = int32(i)
 	}
-	s.buildOrders()
-	if prev != nil && sameTexts(prev, s) {
-		s.search = prev.search
-	} else {
-		s.search = buildSearch(s.flags, lx)
-	}
-	s.buildCounts(ch.Aggregates)
-	return s, nil
+	return nil
 }
 
 // sameAs reports whether f already serves exactly what in says.
@@ -143,59 +201,148 @@ func (s *Snapshot) compare(srt Sort, desc bool, i, j int32) int {
 	return cmp.Compare(i, j)
 }
 
-func (s *Snapshot) buildOrders() {
+// buildOrders sorts the flag positions for every sort and direction, and
+// splits each order per category, dominant colour and region. When few
+// flags changed since prev, each order is prev's with the changed flags
+// taken out and merged back in at their new places, instead of a sort.
+func (s *Snapshot) buildOrders(prev *Snapshot) {
 	n := len(s.flags)
+	remap, changed := s.changesSince(prev)
 	for srt := Sort(0); srt < NumSorts; srt++ {
 		for dir := 0; dir < 2; dir++ {
-			idx := make([]int32, n)
-			for i := range idx {
-				idx[i] = int32(i)
-			}
 			desc := dir == 1
-			slices.SortFunc(idx, func(i, j int32) int { return s.compare(srt, desc, i, j) })
-			s.all[srt][dir] = idx
+			cmp := func(i, j int32) int { return s.compare(srt, desc, i, j) }
+			if remap == nil {
+				idx := make([]int32, n)
+				for i := range idx {
+					idx[i] = int32(i)
+				}
+				slices.SortFunc(idx, cmp)
+				s.all[srt][dir] = idx
+				continue
+			}
+			s.all[srt][dir] = mergeOrder(prev.all[srt][dir], remap, changed, n, cmp)
 		}
 	}
-	s.byRegion = map[string]*orderSet{}
+	s.splitOrders()
+}
+
+// changesSince maps prev's positions to this snapshot's (-1 for a flag
+// gone or changed) and lists the positions of the flags that are new or
+// changed, ascending. It returns a nil map when a full sort is cheaper.
+func (s *Snapshot) changesSince(prev *Snapshot) ([]int32, []int32) {
+	if prev == nil || len(prev.flags) == 0 {
+		return nil, nil
+	}
+	remap := make([]int32, len(prev.flags))
+	kept := 0
+	for j, f := range prev.flags {
+		remap[j] = -1
+		if i, ok := s.byID[f.ID]; ok && s.flags[i] == f {
+			remap[j] = i
+			kept++
+		}
+	}
+	if len(s.flags)-kept > len(s.flags)/4 {
+		return nil, nil
+	}
+	unchanged := make([]bool, len(s.flags))
+	for _, i := range remap {
+		if i >= 0 {
+			unchanged[i] = true
+		}
+	}
+	var changed []int32
+	for i, u := range unchanged {
+		if !u {
+			changed = append(changed, int32(i))
+		}
+	}
+	return remap, changed
+}
+
+// mergeOrder is old (prev's order, in prev's positions) with the changed
+// flags merged in: the unchanged keep their relative order, which the
+// comparison has not changed, and each changed flag goes in at the place
+// a binary search finds.
+func mergeOrder(old, remap, changed []int32, n int, cmp func(i, j int32) int) []int32 {
+	kept := make([]int32, 0, n)
+	for _, j := range old {
+		if i := remap[j]; i >= 0 {
+			kept = append(kept, i)
+		}
+	}
+	ins := slices.Clone(changed)
+	slices.SortFunc(ins, cmp)
+	out := make([]int32, 0, n)
+	start := 0
+	for _, x := range ins {
+		rest := kept[start:]
+		pos, _ := slices.BinarySearchFunc(rest, x, cmp)
+		out = append(out, rest[:pos]...)
+		out = append(out, x)
+		start += pos
+	}
+	return append(out, kept[start:]...)
+}
+
+// splitOrders derives the per-category, per-colour and per-region orders
+// from the full ones, keeping their order.
+func (s *Snapshot) splitOrders() {
+	var catN [NumCategories]int
+	var domN [NumDominants]int
+	regN := make([]int, len(s.regIdx)+1)
+	regOf := make([]int32, len(s.flags))
+	for i, f := range s.flags {
+		catN[f.Category]++
+		domN[f.Dominant]++
+		regOf[i] = int32(s.regIdx[f.Region])
+		regN[regOf[i]]++
+	}
+	regs := make([]*orderSet, len(regN))
+	s.byRegion = make(map[string]*orderSet, len(s.regIdx))
+	for r, k := range s.regIdx {
+		regs[k] = &orderSet{}
+		s.byRegion[r] = regs[k]
+	}
 	for srt := Sort(0); srt < NumSorts; srt++ {
 		for dir := 0; dir < 2; dir++ {
+			for c := range s.byCat {
+				s.byCat[c][srt][dir] = make([]int32, 0, catN[c])
+			}
+			for d := range s.byDom {
+				s.byDom[d][srt][dir] = make([]int32, 0, domN[d])
+			}
+			for k := 1; k < len(regs); k++ {
+				regs[k][srt][dir] = make([]int32, 0, regN[k])
+			}
 			for _, i := range s.all[srt][dir] {
 				f := s.flags[i]
 				s.byCat[f.Category][srt][dir] = append(s.byCat[f.Category][srt][dir], i)
 				s.byDom[f.Dominant][srt][dir] = append(s.byDom[f.Dominant][srt][dir], i)
-				os := s.byRegion[f.Region]
-				if os == nil {
-					os = &orderSet{}
-					s.byRegion[f.Region] = os
-				}
-				os[srt][dir] = append(os[srt][dir], i)
+				r := regs[regOf[i]]
+				r[srt][dir] = append(r[srt][dir], i)
 			}
 		}
 	}
 }
 
 func (s *Snapshot) buildCounts(agg Aggregates) {
-	s.counts = make(map[filterKey]int32)
 	var catCount [NumCategories]int
 	regCount := map[string]int{}
+	s.counts = make([]int32, s.countIndex(0, 0, len(s.regIdx)+1))
 	st := Stats{UsersTotal: agg.Users, VotesLast24h: agg.VotesLast24h, VotesLast7d: agg.Last7d,
 		VotesLast30d: agg.Last30d, GeneratedAt: s.LoadedAt.UTC()}
 	dayAgo := s.LoadedAt.Add(-24 * time.Hour)
 	for _, f := range s.flags {
 		catCount[f.Category]++
 		regCount[f.Region]++
-		for mask := 0; mask < 8; mask++ {
-			k := filterKey{cat: -1, dom: -1, anyReg: true}
-			if mask&1 != 0 {
-				k.cat = int8(f.Category)
+		c, d, r := int(f.Category)+1, int(f.Dominant)+1, s.regIdx[f.Region]
+		for _, cat := range [2]int{0, c} {
+			for _, dom := range [2]int{0, d} {
+				s.counts[s.countIndex(cat, dom, 0)]++
+				s.counts[s.countIndex(cat, dom, r)]++
 			}
-			if mask&2 != 0 {
-				k.dom = int8(f.Dominant)
-			}
-			if mask&4 != 0 {
-				k.anyReg, k.region = false, f.Region
-			}
-			s.counts[k]++
 		}
 		st.FlagsTotal++
 		switch f.Dominant {

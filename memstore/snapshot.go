@@ -19,13 +19,14 @@ type Snapshot struct {
 	Trends   *Trends
 
 	flags    []*Flag // ordered by id
-	bySlug   map[string]*Flag
+	bySlug   map[string]int32
 	byID     map[string]int32
 	all      orderSet
 	byCat    [NumCategories]orderSet
 	byDom    [NumDominants]orderSet
 	byRegion map[string]*orderSet // "" is the world
-	counts   map[filterKey]int32
+	counts   []int32              // flags per filter combination, see countIndex
+	regIdx   map[string]int       // region -> 1.. for countIndex (0 is any region)
 	search   *searchIndex
 	lexicon  *lexicon
 
@@ -34,10 +35,10 @@ type Snapshot struct {
 	stats      Stats
 }
 
-type filterKey struct {
-	cat, dom int8 // -1: any
-	region   string
-	anyReg   bool
+// countIndex locates the number of flags matching a combination of
+// filters: cat and dom are the value + 1, or 0 for any; reg is regIdx's.
+func (s *Snapshot) countIndex(cat, dom, reg int) int {
+	return (reg*(NumCategories+1)+cat)*(int(NumDominants)+1) + dom
 }
 
 // Len is the number of approved flags.
@@ -48,8 +49,11 @@ func (s *Snapshot) Flags() []*Flag { return s.flags }
 
 // FlagBySlug finds an approved flag.
 func (s *Snapshot) FlagBySlug(slug string) (*Flag, bool) {
-	f, ok := s.bySlug[slug]
-	return f, ok
+	i, ok := s.bySlug[slug]
+	if !ok {
+		return nil, false
+	}
+	return s.flags[i], true
 }
 
 // FlagByID finds an approved flag.
@@ -82,15 +86,15 @@ func (s *Snapshot) List(q ListQuery) ([]*Flag, int) {
 	if q.Desc {
 		dir = 1
 	}
-	key := filterKey{cat: -1, dom: -1, anyReg: !q.HasRegion, region: q.Region}
+	cat, dom, reg := 0, 0, 0
 	var lists [][]int32
 	if q.HasCategory {
 		lists = append(lists, s.byCat[q.Category][q.Sort][dir])
-		key.cat = int8(q.Category)
+		cat = int(q.Category) + 1
 	}
 	if q.HasDominant {
 		lists = append(lists, s.byDom[q.Dominant][q.Sort][dir])
-		key.dom = int8(q.Dominant)
+		dom = int(q.Dominant) + 1
 	}
 	if q.HasRegion {
 		os, ok := s.byRegion[q.Region]
@@ -98,6 +102,7 @@ func (s *Snapshot) List(q ListQuery) ([]*Flag, int) {
 			return nil, 0
 		}
 		lists = append(lists, os[q.Sort][dir])
+		reg = s.regIdx[q.Region]
 	}
 	if len(lists) <= 1 {
 		list := s.all[q.Sort][dir]
@@ -110,7 +115,7 @@ func (s *Snapshot) List(q ListQuery) ([]*Flag, int) {
 		end := min(len(list), q.Offset+q.Limit)
 		return s.pick(list[q.Offset:end]), len(list)
 	}
-	total := int(s.counts[key])
+	total := int(s.counts[s.countIndex(cat, dom, reg)])
 	shortest := slices.MinFunc(lists, func(a, b []int32) int { return cmp.Compare(len(a), len(b)) })
 	var page []*Flag
 	skip := q.Offset
