@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -35,11 +34,34 @@ func (a *API) serve(h handler) gin.HandlerFunc {
 }
 
 func genKey(s *memstore.Snapshot, parts ...string) string {
-	k := strconv.FormatUint(s.Gen, 36)
+	b := make([]byte, 0, 64)
+	b = strconv.AppendUint(b, s.Gen, 36)
 	for _, p := range parts {
-		k += "\x00" + p
+		b = append(b, 0)
+		b = append(b, p...)
 	}
-	return k
+	return string(b)
+}
+
+// listKey is the canonical cache key of a list query.
+func listKey(s *memstore.Snapshot, q memstore.ListQuery) string {
+	b := make([]byte, 0, 64)
+	b = strconv.AppendUint(b, s.Gen, 36)
+	b = append(b, 0, 'l', byte(q.Sort), boolByte(q.Desc), boolByte(q.HasCategory), byte(q.Category),
+		boolByte(q.HasDominant), byte(q.Dominant), boolByte(q.HasRegion))
+	b = append(b, q.Region...)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, int64(q.Limit), 36)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, int64(q.Offset), 36)
+	return string(b)
+}
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 func (a *API) flags(c *gin.Context, s *memstore.Snapshot) (*response, error) {
@@ -47,9 +69,7 @@ func (a *API) flags(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := genKey(s, "flags", fmt.Sprintf("%d|%t|%t%d|%t%s|%t%d|%d|%d", q.Sort, q.Desc, q.HasCategory, q.Category,
-		q.HasRegion, q.Region, q.HasDominant, q.Dominant, q.Limit, q.Offset))
-	return a.cache.get(key, func() ([]byte, error) {
+	return a.cache.get(listKey(s, q), func() ([]byte, error) {
 		page, total := s.List(q)
 		return renderList(q, page, total), nil
 	})

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -13,6 +14,17 @@ type metrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	limited  prometheus.Counter
+	children sync.Map // series -> the resolved counter and histogram
+}
+
+type series struct {
+	route, method string
+	status        int
+}
+
+type seriesMetrics struct {
+	count   prometheus.Counter
+	latency prometheus.Observer
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -43,8 +55,17 @@ func (a *API) observe(c *gin.Context) {
 		route = "unmatched"
 	}
 	status := c.Writer.Status()
-	a.metrics.requests.WithLabelValues(route, c.Request.Method, strconv.Itoa(status)).Inc()
-	a.metrics.latency.WithLabelValues(route).Observe(time.Since(start).Seconds())
+	key := series{route, c.Request.Method, status}
+	m, ok := a.metrics.children.Load(key)
+	if !ok {
+		m, _ = a.metrics.children.LoadOrStore(key, &seriesMetrics{
+			count:   a.metrics.requests.WithLabelValues(route, key.method, strconv.Itoa(status)),
+			latency: a.metrics.latency.WithLabelValues(route),
+		})
+	}
+	sm := m.(*seriesMetrics)
+	sm.count.Inc()
+	sm.latency.Observe(time.Since(start).Seconds())
 	if status == 429 {
 		a.metrics.limited.Inc()
 	}

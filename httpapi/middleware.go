@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -32,18 +33,28 @@ func (a *API) recoverer(c *gin.Context) {
 	c.Next()
 }
 
-// requestID echoes a sane incoming X-Request-Id or makes a new one.
+// requestID echoes a sane incoming X-Request-Id or makes a new one: this
+// process's random prefix and a counter, unique without a system call.
 func (a *API) requestID(c *gin.Context) {
 	id := c.Request.Header.Get("X-Request-Id")
 	if !saneRequestID(id) {
-		var b [16]byte
-		rand.Read(b[:])
-		id = hex.EncodeToString(b[:])
+		var b [32]byte
+		n := copy(b[:], idPrefix)
+		id = string(strconv.AppendUint(b[:n], idSeq.Add(1), 36))
 	}
 	c.Set(ctxRequestID, id)
-	c.Header("X-Request-Id", id)
+	c.Writer.Header()["X-Request-Id"] = []string{id}
 	c.Next()
 }
+
+var (
+	idPrefix = func() string {
+		var b [8]byte
+		rand.Read(b[:])
+		return hex.EncodeToString(b[:]) + "-"
+	}()
+	idSeq atomic.Uint64
+)
 
 func saneRequestID(id string) bool {
 	if id == "" || len(id) > 128 {
@@ -77,13 +88,19 @@ func (a *API) accessLog(c *gin.Context) {
 }
 
 // corsHeaders opens every response to every origin, errors included and
-// whether or not the request carried an Origin header.
+// whether or not the request carried an Origin header. The values are
+// built once and shared (headers are only read after they are set).
 func corsHeaders(c *gin.Context) {
 	h := c.Writer.Header()
-	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Expose-Headers", strings.Join(exposed, ", "))
+	h["Access-Control-Allow-Origin"] = allowAnyOrigin
+	h["Access-Control-Expose-Headers"] = exposeValue
 	c.Next()
 }
+
+var (
+	allowAnyOrigin = []string{"*"}
+	exposeValue    = []string{strings.Join(exposed, ", ")}
+)
 
 // auth admits a request whose Authorization header carries an active key.
 func (a *API) auth(c *gin.Context) {
@@ -167,11 +184,13 @@ func (a *API) spend(c *gin.Context, id string, limit int) bool {
 	reset := int64(math.Ceil(float64(d.Reset.UnixMilli()) / 1000))
 	left := max(int64(math.Ceil(d.Reset.Sub(now).Seconds())), 0)
 	h := c.Writer.Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
-	h.Set("RateLimit-Policy", `"per-key";q=`+strconv.Itoa(d.Limit)+";w=60")
-	h.Set("RateLimit", `"per-key";r=`+strconv.Itoa(d.Remaining)+";t="+strconv.FormatInt(left, 10))
+	limitText := strconv.Itoa(d.Limit)
+	remaining := strconv.Itoa(d.Remaining)
+	h["X-Ratelimit-Limit"] = []string{limitText}
+	h["X-Ratelimit-Remaining"] = []string{remaining}
+	h["X-Ratelimit-Reset"] = []string{strconv.FormatInt(reset, 10)}
+	h["Ratelimit-Policy"] = []string{`"per-key";q=` + limitText + ";w=60"}
+	h["Ratelimit"] = []string{`"per-key";r=` + remaining + ";t=" + strconv.FormatInt(left, 10)}
 	if !d.Allowed {
 		wait := max(int64(math.Ceil(d.RetryAfter(now).Seconds())), 1)
 		h.Set("Retry-After", strconv.FormatInt(wait, 10))

@@ -110,13 +110,28 @@ func writeResponse(c *gin.Context, r *response) {
 	writeBody(c, r.etag, "private, no-cache", "application/json; charset=utf-8", r.body, r.gzipped)
 }
 
+// Header values shared by every response (never modified once set).
+var (
+	varyValue = []string{"Accept-Encoding"}
+	gzipValue = []string{"gzip"}
+	hdrValues sync.Map // string -> []string, for the few fixed values of writeBody
+)
+
+func fixed(v string) []string {
+	if x, ok := hdrValues.Load(v); ok {
+		return x.([]string)
+	}
+	x, _ := hdrValues.LoadOrStore(v, []string{v})
+	return x.([]string)
+}
+
 // writeBody sends a body whose ETag and gzip form are known: 304 when
 // If-None-Match names the ETag, the gzip form when the client accepts it.
 func writeBody(c *gin.Context, etag, cacheControl, ctype string, body []byte, gzipped func() []byte) {
 	h := c.Writer.Header()
-	h.Set("ETag", etag)
-	h.Set("Cache-Control", cacheControl)
-	h.Set("Vary", "Accept-Encoding")
+	h["Etag"] = []string{etag}
+	h["Cache-Control"] = fixed(cacheControl)
+	h["Vary"] = varyValue
 	if etagMatch(c.Request.Header.Get("If-None-Match"), etag) {
 		c.Status(http.StatusNotModified)
 		c.Writer.WriteHeaderNow()
@@ -126,11 +141,11 @@ func writeBody(c *gin.Context, etag, cacheControl, ctype string, body []byte, gz
 	if len(body) >= minGzip && acceptsGzip(c.Request.Header.Get("Accept-Encoding")) {
 		if gz := gzipped(); gz != nil {
 			body = gz
-			h.Set("Content-Encoding", "gzip")
+			h["Content-Encoding"] = gzipValue
 		}
 	}
-	h.Set("Content-Type", ctype)
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h["Content-Type"] = fixed(ctype)
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	c.Status(http.StatusOK)
 	c.Writer.WriteHeaderNow()
 	if c.Request.Method != http.MethodHead {
