@@ -147,8 +147,9 @@ func (p *program) seedDemo(ctx context.Context, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nflagpole demo: 2000 flags seeded. Your API key (shown once):\n\n  %s\n\nTry:\n\n  curl -H 'Authorization: Bearer %s' 'http://%s/api/public/flags?limit=2'\n\n",
-		secret, secret, p.ln.Addr())
+	fmt.Fprintf(stdout, "\nflagpole demo: 2000 flags seeded. Your API key (shown once):\n\n  %s\n\nTry:\n\n  curl -H 'Authorization: Bearer %s' 'http://%s/api/public/flags?limit=2'\n\n"+
+		"Explorer: http://%s/ (paste the key)   Reference: http://%s/api/public/docs\n\n",
+		secret, secret, p.ln.Addr(), p.ln.Addr(), p.ln.Addr())
 	return nil
 }
 
