@@ -1,5 +1,5 @@
 # The two commands of the README: run the demo, run the tests.
-.PHONY: run test build fuzz
+.PHONY: run test build fuzz bench
 
 run:
 	go run ./cmd/flagpole serve --demo
@@ -16,3 +16,8 @@ build:
 
 fuzz:
 	go test ./httpapi -run '^$$' -fuzz FuzzQueryParams -fuzztime 60s
+
+# The benchmark of issue 4 (bench/run says what it does and its settings:
+# BENCH_FLAGS, BENCH_DURATION, FLAGPOLE_TEST_POSTGRES, ...).
+bench:
+	bench/run

@@ -1,0 +1,46 @@
+// Command ceiling is the benchmark's yardstick: plain net/http answering
+// every request with one fixed JSON body (the bytes of flagpole's default
+// /flags page), so that bench/run can say how close flagpole comes to what
+// this machine serves at all.
+//
+//	ceiling -addr 127.0.0.1:18099 -body page.json
+package main
+
+import (
+	"flag"
+	"log"
+	"net/http"
+	"os"
+	"strconv"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:18099", "listen address")
+	file := flag.String("body", "", "file whose bytes every response carries")
+	size := flag.Int("size", 6400, "body size when -body is not given")
+	flag.Parse()
+	var body []byte
+	if *file != "" {
+		b, err := os.ReadFile(*file)
+		if err != nil {
+			log.Fatal(err)
+		}
+		body = b
+	} else {
+		b := make([]byte, *size)
+		for i := range b {
+			b[i] = 'x'
+		}
+		copy(b, `{"data":"`)
+		copy(b[len(b)-2:], `"}`)
+		body = b
+	}
+	n := strconv.Itoa(len(body))
+	http.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Type", "application/json; charset=utf-8")
+		h.Set("Content-Length", n)
+		w.Write(body)
+	})
+	log.Fatal(http.ListenAndServe(*addr, nil))
+}

@@ -1,0 +1,382 @@
+// Package micro_test holds the unit benchmarks of flagpole's hot paths,
+// written against exported APIs only, so that a regression in the snapshot
+// build, the page list, the search index, the limiter or the HTTP stack
+// shows without the full `bench/run`:
+//
+//	go test ./bench/micro -run '^$' -bench . -benchtime 200x
+//
+// The data set is synthetic and built in memory: 100,000 approved flags
+// with texts in the four languages drawn from a generated vocabulary (with
+// Turkish, German and Spanish letters), every category, dominant colour and
+// a dozen regions.
+package micro_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/flagpole/flagpole/httpapi"
+	"github.com/flagpole/flagpole/httpapi/ratelimit"
+	"github.com/flagpole/flagpole/memstore"
+)
+
+// NumFlags is the size of the synthetic data set.
+const NumFlags = 100_000
+
+var regions = []string{"", "", "", "", "TR", "TR", "DE", "ES", "US", "GB", "MX", "AR", "AT", "CH", "FR", "NL", "BR"}
+
+// syllables per language; words are 2 to 4 of them, so each language has a
+// vocabulary of a few thousand words with shared prefixes, as real text has.
+var syllables = [memstore.NumLangs][]string{
+	{"ya", "şa", "lı", "ğı", "ö", "çe", "kü", "ır", "mak", "lar", "ler", "sı", "de", "ta", "gü", "in", "an", "ka", "bi", "ol"},
+	{"the", "pre", "con", "tion", "al", "ing", "er", "ly", "ment", "sta", "for", "ro", "un", "ex", "pl", "ar", "ve", "ta", "mi", "ho"},
+	{"ge", "ver", "ung", "ßen", "ä", "ü", "ö", "sch", "ein", "ich", "ber", "lich", "ke", "te", "an", "zu", "st", "mi", "na", "ri"},
+	{"ca", "ño", "ción", "es", "mi", "á", "é", "pa", "lo", "ra", "ta", "do", "con", "tu", "ni", "ma", "re", "ví", "ga", "se"},
+}
+
+func makeVocab(rng *rand.Rand, lang int, n int) []string {
+	seen := map[string]bool{}
+	var out []string
+	for len(out) < n {
+		k := 2 + rng.IntN(3)
+		var b strings.Builder
+		for j := 0; j < k; j++ {
+			b.WriteString(syllables[lang][rng.IntN(len(syllables[lang]))])
+		}
+		w := b.String()
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+type dataset struct {
+	inputs  []memstore.FlagInput
+	vocab   [memstore.NumLangs][]string
+	snap    *memstore.Snapshot
+	queries []string
+	slugs   []string
+}
+
+var (
+	dsOnce sync.Once
+	ds     *dataset
+)
+
+// data builds the synthetic data set, its snapshot and the query set once.
+func data(b *testing.B) *dataset {
+	dsOnce.Do(func() {
+		rng := rand.New(rand.NewPCG(42, 7))
+		d := &dataset{}
+		for l := range d.vocab {
+			d.vocab[l] = makeVocab(rng, l, 4000)
+		}
+		now := time.Date(2026, 5, 25, 12, 0, 0, 0, time.UTC)
+		d.inputs = make([]memstore.FlagInput, NumFlags)
+		for i := range d.inputs {
+			in := &d.inputs[i]
+			in.ID = fmt.Sprintf("flg_%010x%04x", rng.Uint64()&0xffffffffff, i&0xffff)
+			in.Slug = fmt.Sprintf("flag-%d", i)
+			in.Approved = true
+			in.Category = memstore.Categories[i%len(memstore.Categories)]
+			in.Region = regions[rng.IntN(len(regions))]
+			for l := range in.Text {
+				n := 5 + rng.IntN(8)
+				ws := make([]string, n)
+				for j := range ws {
+					ws[j] = d.vocab[l][rng.IntN(len(d.vocab[l]))]
+				}
+				ws[0] = strings.ToUpper(ws[0][:1]) + ws[0][1:]
+				in.Text[l] = strings.Join(ws, " ") + "."
+				if rng.IntN(3) == 0 {
+					s := "Description: " + strings.Join(ws[:3], ", ") + "."
+					in.Description[l] = &s
+				}
+			}
+			in.Contexts = []string{memstore.Contexts[i%len(memstore.Contexts)]}
+			total := int64(rng.ExpFloat64() * 300)
+			in.Red = int64(float64(total) * rng.Float64())
+			in.Green = total - in.Red
+			in.CreatedAt = now.Add(-time.Duration(rng.Int64N(int64(365 * 24 * time.Hour)))).Truncate(time.Millisecond)
+			in.UpdatedAt = in.CreatedAt
+			d.slugs = append(d.slugs, in.Slug)
+		}
+		snap, err := memstore.Build(nil, memstore.Change{Full: true, Flags: d.inputs, LoadedAt: now})
+		if err != nil {
+			panic(err)
+		}
+		d.snap = snap
+		d.queries = makeQueries(rng, d)
+		ds = d
+	})
+	if ds == nil {
+		b.Fatal("the data set could not be built")
+	}
+	return ds
+}
+
+// makeQueries builds at least 600 distinct queries: 2- to 8-letter prefixes
+// of words of the flags' texts, one and two words, in all four languages,
+// some with their original letters and some folded.
+func makeQueries(rng *rand.Rand, d *dataset) []string {
+	seen := map[string]bool{}
+	var out []string
+	prefix := func(w string, n int) string {
+		r := []rune(w)
+		return string(r[:min(n, len(r))])
+	}
+	for len(out) < 600 {
+		in := &d.inputs[rng.IntN(len(d.inputs))]
+		l := rng.IntN(int(memstore.NumLangs))
+		words := strings.Fields(strings.TrimSuffix(in.Text[l], "."))
+		n := 2 + rng.IntN(7)
+		var q string
+		if rng.IntN(3) == 0 && len(words) > 1 {
+			q = strings.ToLower(words[0]) + " " + prefix(words[1], n)
+		} else {
+			q = prefix(words[rng.IntN(len(words))], n)
+		}
+		if rng.IntN(2) == 0 {
+			q = memstore.Fold(q)
+		}
+		if len([]rune(strings.TrimSpace(q))) < 2 || seen[q] {
+			continue
+		}
+		seen[q] = true
+		out = append(out, q)
+	}
+	return out
+}
+
+// maxBuilds caps the iterations of the two build benchmarks: one full
+// build takes seconds on a 2-core machine, so -benchtime 200x would outlast
+// go test's 10-minute timeout. ns/op stays exact (the testing package
+// divides by the b.N the benchmark leaves); the iteration count shown is
+// the capped one. BENCH_MICRO_MAX_BUILDS changes the cap.
+func maxBuilds(b *testing.B) int {
+	n := 10
+	if v, err := strconv.Atoi(os.Getenv("BENCH_MICRO_MAX_BUILDS")); err == nil && v > 0 {
+		n = v
+	}
+	if b.N > n {
+		b.N = n
+	}
+	return b.N
+}
+
+func BenchmarkBuild100k(b *testing.B) {
+	d := data(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range maxBuilds(b) {
+		if _, err := memstore.Build(nil, memstore.Change{Full: true, Flags: d.inputs, LoadedAt: time.Now()}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBuildTick100k is one incremental tick: 100 flags got a vote.
+func BenchmarkBuildTick100k(b *testing.B) {
+	d := data(b)
+	changed := make([]memstore.FlagInput, 100)
+	for i := range changed {
+		changed[i] = d.inputs[i*997%len(d.inputs)]
+		changed[i].Red++
+		changed[i].UpdatedAt = changed[i].UpdatedAt.Add(time.Second)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range maxBuilds(b) {
+		if _, err := memstore.Build(d.snap, memstore.Change{Flags: changed, LoadedAt: time.Now()}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkListDefault(b *testing.B) {
+	d := data(b)
+	q := memstore.ListQuery{Sort: memstore.SortNet, Limit: 20}
+	b.ReportAllocs()
+	for b.Loop() {
+		page, _ := d.snap.List(q)
+		if len(page) != 20 {
+			b.Fatalf("page of %d", len(page))
+		}
+	}
+}
+
+// BenchmarkListFilteredDeepOffset filters on category and dominant colour
+// (two lists: the snapshot intersects them) at 90 % of the matches.
+func BenchmarkListFilteredDeepOffset(b *testing.B) {
+	d := data(b)
+	q := memstore.ListQuery{Sort: memstore.SortTotal, Desc: true, HasCategory: true, Category: 3,
+		HasDominant: true, Dominant: memstore.Green, Limit: 20}
+	_, total := d.snap.List(q)
+	q.Offset = total * 9 / 10
+	b.ReportAllocs()
+	for b.Loop() {
+		page, _ := d.snap.List(q)
+		if len(page) == 0 {
+			b.Fatalf("empty page at offset %d of %d", q.Offset, total)
+		}
+	}
+}
+
+// BenchmarkListDeepOffset is the unfiltered list at 90 %.
+func BenchmarkListDeepOffset(b *testing.B) {
+	d := data(b)
+	q := memstore.ListQuery{Sort: memstore.SortNewest, Desc: true, Limit: 20, Offset: NumFlags * 9 / 10}
+	b.ReportAllocs()
+	for b.Loop() {
+		d.snap.List(q)
+	}
+}
+
+func BenchmarkSearchRotating(b *testing.B) {
+	d := data(b)
+	b.ReportAllocs()
+	i := 0
+	hits := 0
+	for b.Loop() {
+		h, _ := d.snap.Search(d.queries[i%len(d.queries)], 20)
+		hits += len(h)
+		i++
+	}
+	if hits == 0 {
+		b.Fatal("no query found anything")
+	}
+}
+
+func BenchmarkLimiterAllow(b *testing.B) {
+	l := ratelimit.NewLocal()
+	keys := []string{"k1", "k2", "k3", "k4"}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			d, err := l.Allow(ctx, keys[i%len(keys)], 1<<30, time.Now())
+			if err != nil || !d.Allowed {
+				b.Fatalf("refused: %v", err)
+			}
+			i++
+		}
+	})
+}
+
+const secret = "grf_benchbenchbenchbenchbenchbench"
+
+// api serves the data set the way `flagpole serve` does, with the
+// in-process limiter, the response cache and no access log.
+func api(b *testing.B) http.Handler { return apiWithCache(b, 64<<20) }
+
+// apiWithCache is api with a response cache of cacheBytes (0: none, so
+// every request renders its page: the page encoder's cost).
+func apiWithCache(b *testing.B, cacheBytes int64) http.Handler {
+	d := data(b)
+	st := &memstore.Store{}
+	st.SetSnapshot(d.snap)
+	st.SetKeys(memstore.NewKeySet([][32]byte{sha256.Sum256([]byte(secret))},
+		[]memstore.Key{{ID: "bench", Limit: 1 << 30}}, time.Now()))
+	a, err := httpapi.New(httpapi.Options{Store: st, CacheBytes: cacheBytes,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(a.Close)
+	return a.Handler()
+}
+
+// serveAll runs one request per iteration over paths in turn, in
+// parallel as wrk's connections do.
+func serveAll(b *testing.B, h http.Handler, paths []string, header map[string]string) {
+	reqs := make([]*http.Request, len(paths))
+	for i, p := range paths {
+		reqs[i] = httptest.NewRequest("GET", p, nil)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var mu sync.Mutex
+	next := 0
+	b.RunParallel(func(pb *testing.PB) {
+		mu.Lock()
+		i := next
+		next += 7919
+		mu.Unlock()
+		for pb.Next() {
+			base := reqs[i%len(reqs)]
+			r := base.Clone(context.Background())
+			r.Header.Set("Authorization", "Bearer "+secret)
+			for k, v := range header {
+				r.Header.Set(k, v)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != http.StatusOK {
+				b.Fatalf("%s: %d %s", base.URL, w.Code, w.Body.String())
+			}
+			i++
+		}
+	})
+}
+
+func flagsPaths() []string {
+	var paths []string
+	for _, s := range memstore.SortNames() {
+		for _, o := range []string{"asc", "desc"} {
+			paths = append(paths, "/api/public/flags?sort="+s+"&order="+o)
+		}
+	}
+	return append(paths, "/api/public/flags", "/api/public/flags?category=social&dominant=green",
+		fmt.Sprintf("/api/public/flags?offset=%d", NumFlags*9/10))
+}
+
+func BenchmarkHTTPFlags(b *testing.B) { serveAll(b, api(b), flagsPaths(), nil) }
+
+// BenchmarkHTTPFlagsNoCache renders every page: list, page encoder and
+// middleware, without the response cache.
+func BenchmarkHTTPFlagsNoCache(b *testing.B) { serveAll(b, apiWithCache(b, 0), flagsPaths(), nil) }
+
+func BenchmarkHTTPFlagsGzip(b *testing.B) {
+	serveAll(b, api(b), []string{"/api/public/flags"}, map[string]string{"Accept-Encoding": "gzip"})
+}
+
+func BenchmarkHTTPFlag(b *testing.B) {
+	d := data(b)
+	h := api(b)
+	paths := make([]string, 0, 1000)
+	for i := 0; i < 1000; i++ {
+		paths = append(paths, "/api/public/flag/"+d.slugs[i*97%len(d.slugs)])
+	}
+	serveAll(b, h, paths, nil)
+}
+
+func searchPaths(b *testing.B) []string {
+	d := data(b)
+	paths := make([]string, len(d.queries))
+	for i, q := range d.queries {
+		paths[i] = "/api/public/search?q=" + url.QueryEscape(q)
+	}
+	return paths
+}
+
+func BenchmarkHTTPSearch(b *testing.B) { serveAll(b, api(b), searchPaths(b), nil) }
+
+// BenchmarkHTTPSearchNoCache runs every search: what a rotating query set
+// larger than the cache costs.
+func BenchmarkHTTPSearchNoCache(b *testing.B) { serveAll(b, apiWithCache(b, 0), searchPaths(b), nil) }
