@@ -18,6 +18,8 @@ type searchScratch struct {
 	mark  []uint16
 	score []float32
 	cur   []float32
+	// touched, alive and next are reused candidate lists.
+	touched, alive, next []int32
 }
 
 func buildSearch(flags []*Flag, lx *lexicon) *searchIndex {
@@ -65,7 +67,9 @@ func (s *Snapshot) Search(q string, limit int) ([]SearchHit, int) {
 	sc := ix.scratch.Get().(*searchScratch)
 	defer ix.scratch.Put(sc)
 
-	var touched, alive []int32
+	touched, alive := sc.touched[:0], sc.alive[:0]
+	next := sc.next[:0]
+	defer func() { sc.touched, sc.alive, sc.next = touched[:0], alive[:0], next[:0] }()
 	for i, w := range words {
 		round := uint16(i)
 		for _, t := range ix.tries {
@@ -92,13 +96,14 @@ func (s *Snapshot) Search(q string, limit int) ([]SearchHit, int) {
 		if i > 0 {
 			src = alive
 		}
-		alive = alive[:0:0]
+		next = next[:0]
 		for _, f := range src {
 			if sc.mark[f] == round+1 {
 				sc.score[f] += sc.cur[f]
-				alive = append(alive, f)
+				next = append(next, f)
 			}
 		}
+		alive, next = next, alive
 		if len(alive) == 0 {
 			break
 		}
