@@ -127,9 +127,10 @@ func (a *API) search(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	})
 }
 
-func (a *API) healthz(c *gin.Context) {
-	writeResponse(c, newResponse([]byte(`{"status":"ok"}`)))
-}
+// healthOK is /healthz's answer, the same for every request.
+var healthOK = newResponse([]byte(`{"status":"ok"}`))
+
+func (a *API) healthz(c *gin.Context) { writeResponse(c, healthOK) }
 
 // readyz is 200 once a snapshot and the keys are loaded (and, where the
 // operator set a maximum age, the snapshot is fresh enough), 503 before.
@@ -176,6 +177,6 @@ func (a *API) readiness() (bool, map[string]any) {
 	return s != nil && k != nil, detail
 }
 
-func (a *API) openapiDoc(c *gin.Context) {
-	writeResponse(c, newResponse(a.openapi))
-}
+// openapiDoc serves the document built once in New, so its ETag and gzip
+// form are computed once, not per request.
+func (a *API) openapiDoc(c *gin.Context) { writeResponse(c, a.openapi) }

@@ -88,8 +88,8 @@ func renderTrend(f *memstore.Flag, days int, points []memstore.TrendPoint) []byt
 		b = append(b, `{"at":`...)
 		b = appendTime(b, p.At())
 		b = append(b, ',')
-		v := memstore.AppendVotes(nil, p.Red, p.Green)
-		b = append(b, v[1:]...) // the votes fields, inline
+		b = memstore.AppendVoteFields(b, p.Red, p.Green)
+		b = append(b, '}')
 	}
 	return append(b, "]}"...)
 }

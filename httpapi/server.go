@@ -46,7 +46,7 @@ type API struct {
 	log     *slog.Logger
 	now     func() time.Time
 	engine  *gin.Engine
-	openapi []byte
+	openapi *response
 	metrics *metrics
 }
 
@@ -72,7 +72,7 @@ func New(opt Options) (*API, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, log: opt.Log, now: opt.Now, openapi: spec,
+	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, log: opt.Log, now: opt.Now, openapi: newResponse(spec),
 		metrics: newMetrics(opt.Metrics)}
 	a.engine = a.routes()
 	return a, nil

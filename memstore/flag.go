@@ -45,7 +45,6 @@ type Flag struct {
 	json      []byte
 	itemEnd   int32
 	searchCut int32
-	etag      string
 	// words are the ids (in the snapshot's lexicon) of the flag's distinct
 	// folded words; language l's are words[wordEnd[l-1]:wordEnd[l]].
 	words   []uint32
@@ -101,9 +100,6 @@ func (f *Flag) ItemLen() int { return int(f.itemEnd) + 1 }
 
 // DetailJSON is the flag's detail object, as /flag/{slug} returns it.
 func (f *Flag) DetailJSON() []byte { return f.json }
-
-// DetailETag is the strong ETag of DetailJSON.
-func (f *Flag) DetailETag() string { return f.etag }
 
 // SearchPrefix is the flag's search item without its rank and closing
 // brace.
@@ -257,20 +253,26 @@ func (f *Flag) encode(in *FlagInput) {
 	}
 	b = append(b, "}}"...)
 	f.json = b[:len(b):len(b)]
-	f.etag = ETag(f.json)
 }
 
 // AppendVotes appends a Votes object.
 func AppendVotes(b []byte, red, green int64) []byte {
-	b = append(b, `{"red":`...)
+	b = append(b, '{')
+	b = AppendVoteFields(b, red, green)
+	return append(b, '}')
+}
+
+// AppendVoteFields appends the fields of a Votes object, without braces,
+// for objects that carry them inline (a trend snapshot).
+func AppendVoteFields(b []byte, red, green int64) []byte {
+	b = append(b, `"red":`...)
 	b = strconv.AppendInt(b, red, 10)
 	b = append(b, `,"green":`...)
 	b = strconv.AppendInt(b, green, 10)
 	b = append(b, `,"total":`...)
 	b = strconv.AppendInt(b, red+green, 10)
 	b = append(b, `,"net":`...)
-	b = strconv.AppendInt(b, red-green, 10)
-	return append(b, '}')
+	return strconv.AppendInt(b, red-green, 10)
 }
 
 const hexDigits = "0123456789abcdef"

@@ -189,7 +189,6 @@ func (t *Trends) With(rows []TrendRow, oldest int32) *Trends {
 			n.first = min(n.first, int32(first))
 		}
 	}
-	n.rows = t.rows // recounted below only for what changed
 	n.rows = 0
 	for _, s := range n.byFlag {
 		n.rows += s.count()
