@@ -12,12 +12,15 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/flagpole/flagpole/memstore"
 )
 
 // Keys of values stored on the gin context.
 const (
 	ctxRequestID = "flagpole.request_id"
 	ctxKeyID     = "flagpole.key_id"
+	ctxKey       = "flagpole.key"
 )
 
 // recoverer turns a panic into a 500 problem, never a dropped connection.
@@ -112,15 +115,14 @@ func (a *API) auth(c *gin.Context) {
 	}
 	const challenge = `Bearer realm="public-api"`
 	header := c.Request.Header.Get("Authorization")
-	scheme, token, _ := strings.Cut(strings.TrimSpace(header), " ")
-	token = strings.TrimSpace(token)
+	token, ok := bearer(header)
 	switch {
 	case header == "":
 		c.Header("WWW-Authenticate", challenge)
 		a.writeProblem(c, &Problem{Code: CodeUnauthorized,
 			Detail: "an API key is required: send Authorization: Bearer <key>"})
 		return
-	case !strings.EqualFold(scheme, "Bearer") || token == "":
+	case !ok:
 		c.Header("WWW-Authenticate", challenge)
 		a.writeProblem(c, &Problem{Code: CodeUnauthorized,
 			Detail: "the Authorization header must be Bearer followed by an API key"})
@@ -133,19 +135,23 @@ func (a *API) auth(c *gin.Context) {
 		return
 	}
 	c.Set(ctxKeyID, key.ID)
-	limit := key.Limit
-	if limit <= 0 {
-		limit = a.opt.RateLimit
-	}
-	c.Set("flagpole.limit", limit)
+	c.Set(ctxKey, key)
 	c.Next()
+}
+
+// bearer returns the key of an Authorization header, and whether the
+// header is the Bearer scheme (any case) followed by a key.
+func bearer(header string) (string, bool) {
+	scheme, token, _ := strings.Cut(strings.TrimSpace(header), " ")
+	token = strings.TrimSpace(token)
+	return token, strings.EqualFold(scheme, "Bearer") && token != ""
 }
 
 // rateLimit spends one request of the key's budget, sets the rate-limit
 // headers on every authenticated response and refuses with 429 when the
 // budget of the rolling minute is spent.
 func (a *API) rateLimit(c *gin.Context) {
-	if a.spend(c, c.GetString(ctxKeyID), c.GetInt("flagpole.limit")) {
+	if a.spend(c, c.MustGet(ctxKey).(memstore.Key)) {
 		c.Next()
 	}
 }
@@ -156,27 +162,28 @@ func (a *API) rateLimit(c *gin.Context) {
 // the caller should go on answering (false: 429 already written).
 func (a *API) spendIfAuthenticated(c *gin.Context) bool {
 	keys := a.store.Keys()
-	scheme, token, _ := strings.Cut(strings.TrimSpace(c.Request.Header.Get("Authorization")), " ")
-	if keys == nil || !strings.EqualFold(scheme, "Bearer") {
+	token, ok := bearer(c.Request.Header.Get("Authorization"))
+	if keys == nil || !ok {
 		return true
 	}
-	key, ok := keys.Lookup(strings.TrimSpace(token))
+	key, ok := keys.Lookup(token)
 	if !ok {
 		return true
 	}
 	c.Set(ctxKeyID, key.ID)
+	return a.spend(c, key)
+}
+
+// spend takes one request from the key's budget (its own limit, or the
+// service's) and sets the rate-limit headers; over the budget it writes
+// the 429 and returns false.
+func (a *API) spend(c *gin.Context, key memstore.Key) bool {
 	limit := key.Limit
 	if limit <= 0 {
 		limit = a.opt.RateLimit
 	}
-	return a.spend(c, key.ID, limit)
-}
-
-// spend takes one request from the key's budget and sets the rate-limit
-// headers; over the budget it writes the 429 and returns false.
-func (a *API) spend(c *gin.Context, id string, limit int) bool {
 	now := a.now()
-	d, err := a.limiter.Allow(c.Request.Context(), id, limit, now)
+	d, err := a.limiter.Allow(c.Request.Context(), key.ID, limit, now)
 	if err != nil {
 		a.writeProblem(c, err)
 		return false
