@@ -241,12 +241,16 @@ func (c *Config) readFile(path string) error {
 var scheduleParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month |
 	cron.Dow | cron.Descriptor)
 
+// ParseSchedule reads a cron schedule as flagpole takes them: robfig/cron
+// descriptors (@every 10s) or five or six fields (seconds first).
+func ParseSchedule(spec string) (cron.Schedule, error) { return scheduleParser.Parse(spec) }
+
 // Validate checks every setting.
 func (c *Config) Validate() error {
-	if _, err := scheduleParser.Parse(c.Refresh); err != nil {
+	if _, err := ParseSchedule(c.Refresh); err != nil {
 		return fmt.Errorf("refresh %q: %w", c.Refresh, err)
 	}
-	if _, err := scheduleParser.Parse(c.KeyRefresh); err != nil {
+	if _, err := ParseSchedule(c.KeyRefresh); err != nil {
 		return fmt.Errorf("key_refresh %q: %w", c.KeyRefresh, err)
 	}
 	if c.RateLimit < 1 {

@@ -55,21 +55,18 @@ func ParseURL(raw string) (Dialect, string, error) {
 		}
 		return SQLite, path, nil
 	default:
-		return "", "", fmt.Errorf("database URL %q: want sqlite:FILE or postgres://...", redact(raw))
+		return "", "", fmt.Errorf("database URL %q: want sqlite:FILE or postgres://...", Redact(raw))
 	}
 }
 
-// redact hides a password in a URL for error messages and logs.
-func redact(raw string) string {
+// Redact hides the password of a database URL, for errors and logs.
+func Redact(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.User == nil {
 		return raw
 	}
 	return u.Redacted()
 }
-
-// Redact hides the password of a database URL.
-func Redact(raw string) string { return redact(raw) }
 
 // Open opens the database at raw without touching its schema.
 func Open(ctx context.Context, raw string) (*DB, error) {
@@ -102,7 +99,7 @@ func Open(ctx context.Context, raw string) (*DB, error) {
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open %s database %s: %w", dialect, redact(raw), err)
+		return nil, fmt.Errorf("open %s database %s: %w", dialect, Redact(raw), err)
 	}
 	return db, nil
 }

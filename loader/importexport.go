@@ -54,7 +54,7 @@ func (db *DB) Import(ctx context.Context, r io.Reader, progress func(lines int))
 		return 0, fmt.Errorf("import: %w", err)
 	}
 	snap, err := tx.PreparexContext(ctx, db.Rebind("INSERT INTO flag_snapshots (flag_id, day, red, green) VALUES (?, "+day+", ?, ?) "+
-		"ON CONFLICT (flag_id, day) DO UPDATE SET red = excluded.red, green = excluded.green, written_at = "+nowExpr(db.Dialect)+
+		"ON CONFLICT (flag_id, day) DO UPDATE SET red = excluded.red, green = excluded.green"+
 		" WHERE flag_snapshots.red <> excluded.red OR flag_snapshots.green <> excluded.green"))
 	if err != nil {
 		return 0, fmt.Errorf("import: %w", err)

@@ -12,14 +12,15 @@ import (
 
 	"github.com/robfig/cron/v3"
 
+	"github.com/flagpole/flagpole/config"
 	"github.com/flagpole/flagpole/memstore"
 )
 
 // Options tune a Loader.
 type Options struct {
-	// Overlap is how far before the last seen updated_at a tick reads
-	// again, so that a transaction committing after a later one is not
-	// missed.
+	// Overlap is how far before the previous tick's start (on the
+	// database's clock) a tick reads updated flags again, so that a
+	// transaction that commits late is not missed.
 	Overlap time.Duration
 	// FullEvery forces a full reload of the flags this often (0: never
 	// after the first), a safety net under the incremental loads.
@@ -50,16 +51,15 @@ type Loader struct {
 
 // Status says how the loads are going, for /readyz and the metrics.
 type Status struct {
-	Loads, Failures       int64
-	KeyLoads, KeyFailures int64
-	LastDuration          time.Duration
-	LastRows              int
-	LastFull              bool
-	LastSuccess           time.Time
-	LastError             string
-	LastErrorAt           time.Time
-	KeyLastSuccess        time.Time
-	KeyLastError          string
+	Loads, Failures int64
+	KeyFailures     int64
+	LastDuration    time.Duration
+	LastRows        int
+	LastFull        bool
+	LastSuccess     time.Time
+	LastError       string
+	LastErrorAt     time.Time
+	KeyLastError    string
 }
 
 // New makes a loader reading db into store.
@@ -248,40 +248,29 @@ func (l *Loader) LoadKeys(ctx context.Context) error {
 	}
 	l.statsMu.Lock()
 	defer l.statsMu.Unlock()
-	l.stats.KeyLoads++
 	if err != nil {
 		l.stats.KeyFailures++
 		l.stats.KeyLastError = err.Error()
 		return err
 	}
 	l.store.SetKeys(memstore.NewKeySet(hashes, keys, time.Now()))
-	l.stats.KeyLastSuccess = time.Now()
 	l.stats.KeyLastError = ""
 	return nil
 }
-
-// ParseSchedule checks a cron schedule as the loader reads it: robfig/cron
-// descriptors (@every 10s) or five or six fields (seconds first).
-func ParseSchedule(spec string) (cron.Schedule, error) {
-	return scheduleParser.Parse(spec)
-}
-
-var scheduleParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month |
-	cron.Dow | cron.Descriptor)
 
 // Run loads flags and keys once, retrying until ctx ends, then keeps
 // loading on the two schedules until ctx is done. ready is called after
 // the first successful flag load.
 func (l *Loader) Run(ctx context.Context, flagSpec, keySpec string, ready func()) error {
-	fs, err := ParseSchedule(flagSpec)
+	fs, err := config.ParseSchedule(flagSpec)
 	if err != nil {
 		return fmt.Errorf("refresh schedule %q: %w", flagSpec, err)
 	}
-	ks, err := ParseSchedule(keySpec)
+	ks, err := config.ParseSchedule(keySpec)
 	if err != nil {
 		return fmt.Errorf("key refresh schedule %q: %w", keySpec, err)
 	}
-	c := cron.New(cron.WithParser(scheduleParser), cron.WithLocation(time.UTC),
+	c := cron.New(cron.WithLocation(time.UTC),
 		cron.WithChain(cron.SkipIfStillRunning(cron.DiscardLogger)))
 	c.Schedule(ks, cron.FuncJob(func() { l.logErr(withTimeout(ctx, time.Minute, l.LoadKeys), "key load failed") }))
 	c.Schedule(fs, cron.FuncJob(func() { l.logErr(withTimeout(ctx, 5*time.Minute, l.LoadFlags), "flag load failed") }))

@@ -38,6 +38,14 @@ func dayExpr(d Dialect, col string) string {
 	return fmt.Sprintf("CAST(julianday(%s) - 2440587.5 AS INTEGER)", col)
 }
 
+// bindOf is the dialect's placeholder style for sqlx.Rebind.
+func bindOf(d Dialect) int {
+	if d == Postgres {
+		return sqlx.DOLLAR
+	}
+	return sqlx.QUESTION
+}
+
 // byteOrder is the dialect's ORDER BY suffix that sorts text byte by
 // byte, as Go compares strings, whatever the database's collation.
 func byteOrder(d Dialect) string {
@@ -109,10 +117,7 @@ func queriesFor(d Dialect) *queries {
 		snapshotDay: "INSERT INTO flag_snapshots (flag_id, day, red, green) " +
 			"SELECT id, " + day + ", red_count, green_count FROM flags WHERE true ON CONFLICT (flag_id, day) DO NOTHING",
 	}
-	bind := sqlx.QUESTION
-	if d == Postgres {
-		bind = sqlx.DOLLAR
-	}
+	bind := bindOf(d)
 	for _, p := range []*string{&q.allApproved, &q.changedSince, &q.approvedN, &q.trendsFrom, &q.trendsDay, &q.dbNow, &q.changes,
 		&q.aggregates, &q.activeKeys, &q.snapshotDay} {
 		*p = sqlx.Rebind(bind, *p)

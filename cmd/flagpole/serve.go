@@ -163,6 +163,12 @@ func (p *program) readiness() (bool, map[string]any) {
 	st := p.loader.Status()
 	s, k := p.store.Snapshot(), p.store.Keys()
 	detail := map[string]any{"loads": st.Loads, "loadFailures": st.Failures, "keyLoadFailures": st.KeyFailures}
+	if !st.LastSuccess.IsZero() {
+		detail["lastLoadAt"] = st.LastSuccess.UTC().Format(memstore.TimeFormat)
+	}
+	if st.KeyLastError != "" {
+		detail["lastKeyError"] = st.KeyLastError
+	}
 	if st.LastError != "" {
 		detail["lastError"] = st.LastError
 		detail["lastErrorAt"] = st.LastErrorAt.UTC().Format(memstore.TimeFormat)

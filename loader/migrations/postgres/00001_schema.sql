@@ -49,11 +49,9 @@ CREATE TABLE flag_snapshots (
     day        DATE NOT NULL,
     red        BIGINT NOT NULL CHECK (red >= 0),
     green      BIGINT NOT NULL CHECK (green >= 0),
-    written_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
     PRIMARY KEY (flag_id, day)
 );
 CREATE INDEX flag_snapshots_day_idx ON flag_snapshots USING BRIN (day);
-CREATE INDEX flag_snapshots_written_at_idx ON flag_snapshots (written_at);
 
 CREATE TABLE api_keys (
     id         TEXT PRIMARY KEY,

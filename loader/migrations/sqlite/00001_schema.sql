@@ -49,11 +49,9 @@ CREATE TABLE flag_snapshots (
     day        TEXT NOT NULL,
     red        INTEGER NOT NULL CHECK (red >= 0),
     green      INTEGER NOT NULL CHECK (green >= 0),
-    written_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     PRIMARY KEY (flag_id, day)
 ) WITHOUT ROWID; -- clustered by flag and day: the first load reads it in key order, sequentially
 CREATE INDEX flag_snapshots_day_idx ON flag_snapshots (day);
-CREATE INDEX flag_snapshots_written_at_idx ON flag_snapshots (written_at);
 
 CREATE TABLE api_keys (
     id         TEXT PRIMARY KEY,
