@@ -32,15 +32,24 @@ func Sources(tb testing.TB) []loader.Dialect {
 	return out
 }
 
-// RequirePostgres skips (or, under CI, fails) when no PostgreSQL is set.
-func RequirePostgres(tb testing.TB) string {
+// RequirePostgres returns FLAGPOLE_TEST_POSTGRES, skipping the test
+// without it (failing under CI=true).
+func RequirePostgres(tb testing.TB) string { return requireService(tb, "FLAGPOLE_TEST_POSTGRES", "PostgreSQL") }
+
+// RedisURL returns FLAGPOLE_TEST_REDIS, skipping the test without it
+// (failing under CI=true).
+func RedisURL(tb testing.TB) string { return requireService(tb, "FLAGPOLE_TEST_REDIS", "Redis") }
+
+// requireService reads the variable that names a test service; without it
+// the test skips on a developer's machine and fails in CI.
+func requireService(tb testing.TB, name, what string) string {
 	tb.Helper()
-	u := os.Getenv("FLAGPOLE_TEST_POSTGRES")
+	u := os.Getenv(name)
 	if u == "" {
 		if os.Getenv("CI") == "true" {
-			tb.Fatal("CI=true but FLAGPOLE_TEST_POSTGRES is not set")
+			tb.Fatalf("CI=true but %s is not set: the %s tests cannot run", name, what)
 		}
-		tb.Skip("FLAGPOLE_TEST_POSTGRES is not set; skipping the PostgreSQL test")
+		tb.Skipf("%s is not set; skipping the %s test", name, what)
 	}
 	return u
 }

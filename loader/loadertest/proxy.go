@@ -3,7 +3,6 @@ package loadertest
 import (
 	"io"
 	"net"
-	"os"
 	"sync"
 	"testing"
 )
@@ -76,18 +75,4 @@ func (p *Proxy) serve() {
 		go func() { io.Copy(s, c); s.Close() }()
 		go func() { io.Copy(c, s); c.Close() }()
 	}
-}
-
-// RedisURL returns FLAGPOLE_TEST_REDIS, skipping the test without it
-// (failing under CI=true).
-func RedisURL(tb testing.TB) string {
-	tb.Helper()
-	u := os.Getenv("FLAGPOLE_TEST_REDIS")
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			tb.Fatal("CI=true but FLAGPOLE_TEST_REDIS is not set")
-		}
-		tb.Skip("FLAGPOLE_TEST_REDIS is not set; skipping the Redis test")
-	}
-	return u
 }
