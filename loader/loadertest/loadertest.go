@@ -34,7 +34,9 @@ func Sources(tb testing.TB) []loader.Dialect {
 
 // RequirePostgres returns FLAGPOLE_TEST_POSTGRES, skipping the test
 // without it (failing under CI=true).
-func RequirePostgres(tb testing.TB) string { return requireService(tb, "FLAGPOLE_TEST_POSTGRES", "PostgreSQL") }
+func RequirePostgres(tb testing.TB) string {
+	return requireService(tb, "FLAGPOLE_TEST_POSTGRES", "PostgreSQL")
+}
 
 // RedisURL returns FLAGPOLE_TEST_REDIS, skipping the test without it
 // (failing under CI=true).
