@@ -2,6 +2,8 @@ package httpapi_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -181,15 +183,25 @@ func TestRateLimit(t *testing.T) {
 	if r.header.Get("X-RateLimit-Remaining") != "0" || !strings.Contains(r.header.Get("RateLimit"), "r=0") {
 		t.Errorf("429 headers %v", r.header)
 	}
+	if r.header.Get("Access-Control-Allow-Origin") != "*" || r.header.Get("X-Request-Id") == "" {
+		t.Errorf("a 429 without CORS or request id: %v", r.header)
+	}
 	// The refused request did not count: once the first request leaves the
 	// window, exactly one more is allowed.
 	e.clock.Set(start.Add(500*time.Millisecond + time.Minute))
 	mustStatus(t, e.get("/api/public/flags", auth), 200, "")
 	mustStatus(t, e.get("/api/public/flags", auth), 429, "rate_limited")
-	// Other keys have their own budget; preflights spend none.
-	mustStatus(t, e.get("/api/public/flags"), 200, "")
-	if r := e.do(http.MethodOptions, "/api/public/flags", "Authorization: "); r.status != 204 {
-		t.Errorf("preflight %d", r.status)
+	// Other keys have their own budget; preflights spend none, even with a
+	// key.
+	before := e.get("/api/public/flags").header.Get("X-RateLimit-Remaining")
+	for i := 0; i < 3; i++ {
+		if r := e.do(http.MethodOptions, "/api/public/flags", "Origin: https://example.org"); r.status != 204 {
+			t.Errorf("preflight %d", r.status)
+		}
+	}
+	after := e.get("/api/public/flags").header.Get("X-RateLimit-Remaining")
+	if b, _ := strconv.Atoi(before); after != strconv.Itoa(b-1) {
+		t.Errorf("remaining %s then %s around 3 preflights: they spent budget", before, after)
 	}
 	// A key's own limit.
 	k5, _, _ := e.db.CreateKey(context.Background(), "five", "", 5)
@@ -202,6 +214,19 @@ func TestRateLimit(t *testing.T) {
 	if r.header.Get("X-RateLimit-Limit") != "5" {
 		t.Errorf("own limit %q", r.header.Get("X-RateLimit-Limit"))
 	}
+}
+
+// TestAnyKeyShape: a key the service did not make (any shape) is accepted
+// when its SHA-256 is on file.
+func TestAnyKeyShape(t *testing.T) {
+	e := newEnv(t, "sqlite", fixtureLines())
+	const secret = "legacy.key-42_XYZ"
+	sum := sha256.Sum256([]byte(secret))
+	e.exec("INSERT INTO api_keys (id, name, key_hash, prefix) VALUES (?, ?, ?, ?)",
+		"key_legacy", "legacy", hex.EncodeToString(sum[:]), "legacy.k")
+	e.reload()
+	mustStatus(t, e.get("/api/public/flags", "Authorization: Bearer "+secret), 200, "")
+	mustStatus(t, e.get("/api/public/flags", "Authorization: Bearer "+secret+"x"), 401, "unauthorized")
 }
 
 func TestRevokedKey(t *testing.T) {

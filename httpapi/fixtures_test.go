@@ -74,7 +74,7 @@ var base = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // with the letters search must fold.
 var fixtures = []fx{
 	{id: "f01", slug: "red-exactly-sixty", cat: "CHARACTER", region: "TR", red: 3, green: 2, created: base,
-		snaps: []snap{{0, 3, 2}, {1, 2, 2}, {5, 1, 1}, {29, 1, 0}, {40, 1, 0}, {100, 0, 0}}},
+		snaps: []snap{{0, 3, 2}, {1, 2, 2}, {5, 1, 1}, {29, 1, 0}, {30, 1, 0}, {40, 1, 0}, {100, 0, 0}}},
 	{id: "f02", slug: "red-just-below-sixty", cat: "CHARACTER", region: "TR", red: 599, green: 401, created: base.Add(time.Hour)},
 	{id: "f03", slug: "green-exactly-sixty", cat: "BEHAVIORAL", region: "DE", red: 2, green: 3, created: base.Add(2 * time.Hour)},
 	{id: "f04", slug: "no-votes-yet", cat: "SOCIAL", red: 0, green: 0, created: base.Add(3 * time.Hour)},

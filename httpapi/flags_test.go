@@ -366,7 +366,8 @@ func TestTrend(t *testing.T) {
 			t.Errorf("envelope %s", r.body)
 		}
 		snaps := r.json["snapshots"].([]any)
-		// Fixture days ago: 0, 1, 5, 29 inside 30 days; 40 and 100 outside.
+		// Fixture days ago: 0, 1, 5, 29 inside 30 days; 30 (the edge: at >=
+		// today - 29 days), 40 and 100 outside.
 		var ats []string
 		for _, s := range snaps {
 			m := s.(map[string]any)
@@ -383,8 +384,11 @@ func TestTrend(t *testing.T) {
 		if cur["red"] != 3.0 || cur["green"] != 2.0 || cur["total"] != 5.0 || cur["net"] != 1.0 {
 			t.Errorf("current %v", cur)
 		}
-		if r := e.get("/api/public/flag/red-exactly-sixty/trend?days=90"); r.json["count"] != 5.0 {
-			t.Errorf("days=90: count %v, want 5 (the 100-day-old one is out)", r.json["count"])
+		if r := e.get("/api/public/flag/red-exactly-sixty/trend?days=31"); r.json["count"] != 5.0 {
+			t.Errorf("days=31: count %v, want 5 (the day 30 days ago is in)", r.json["count"])
+		}
+		if r := e.get("/api/public/flag/red-exactly-sixty/trend?days=90"); r.json["count"] != 6.0 {
+			t.Errorf("days=90: count %v, want 6 (the 100-day-old one is out)", r.json["count"])
 		}
 		if r := e.get("/api/public/flag/red-exactly-sixty/trend?days=1000"); r.json["days"] != 90.0 {
 			t.Errorf("days=1000 must clamp to 90: %v", r.json["days"])
