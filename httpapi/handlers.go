@@ -170,11 +170,17 @@ func (a *API) readiness() (bool, map[string]any) {
 	s, k := a.store.Snapshot(), a.store.Keys()
 	detail := map[string]any{}
 	if s != nil {
-		detail["snapshot"] = map[string]any{"generation": s.Gen, "flags": s.Len(),
-			"loadedAt":   s.LoadedAt.UTC().Format(memstore.TimeFormat),
-			"ageSeconds": a.now().Sub(s.LoadedAt).Round(time.Millisecond).Seconds()}
+		detail["snapshot"] = SnapshotDetail(s, a.now())
 	}
 	return s != nil && k != nil, detail
+}
+
+// SnapshotDetail is the snapshot part of /readyz: which one, how big, how
+// old, and whether its trend history is in.
+func SnapshotDetail(s *memstore.Snapshot, now time.Time) map[string]any {
+	return map[string]any{"generation": s.Gen, "flags": s.Len(), "trendsLoaded": s.Trends != nil,
+		"loadedAt":   s.LoadedAt.UTC().Format(memstore.TimeFormat),
+		"ageSeconds": now.Sub(s.LoadedAt).Round(time.Millisecond).Seconds()}
 }
 
 // openapiDoc serves the document built once in New, so its ETag and gzip

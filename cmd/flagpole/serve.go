@@ -176,9 +176,9 @@ func (p *program) readiness() (bool, map[string]any) {
 	ready := s != nil && k != nil
 	if s != nil {
 		age := time.Since(s.LoadedAt)
-		detail["snapshot"] = map[string]any{"generation": s.Gen, "flags": s.Len(), "trendsLoaded": s.Trends != nil,
-			"loadedAt": s.LoadedAt.UTC().Format(memstore.TimeFormat), "ageSeconds": age.Round(time.Millisecond).Seconds(),
-			"lastLoadMs": st.LastDuration.Milliseconds()}
+		snap := httpapi.SnapshotDetail(s, time.Now())
+		snap["lastLoadMs"] = st.LastDuration.Milliseconds()
+		detail["snapshot"] = snap
 		if p.cfg.MaxSnapshotAge > 0 && age > p.cfg.MaxSnapshotAge {
 			ready = false
 			detail["stale"] = fmt.Sprintf("the snapshot is older than max_snapshot_age (%s)", p.cfg.MaxSnapshotAge)
