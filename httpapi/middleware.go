@@ -10,18 +10,17 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/flagpole/flagpole/memstore"
 )
 
-// Keys of values stored on the gin context.
-const (
-	ctxRequestID = "flagpole.request_id"
-	ctxKeyID     = "flagpole.key_id"
-	ctxKey       = "flagpole.key"
-)
+// ctxKeyID is where the access log finds the id of the request's key (set
+// only when the access log is on: the gin context's map costs an
+// allocation per request).
+const ctxKeyID = "flagpole.key_id"
 
 // recoverer turns a panic into a 500 problem, never a dropped connection.
 func (a *API) recoverer(c *gin.Context) {
@@ -39,15 +38,29 @@ func (a *API) recoverer(c *gin.Context) {
 // requestID echoes a sane incoming X-Request-Id or makes a new one: this
 // process's random prefix and a counter, unique without a system call.
 func (a *API) requestID(c *gin.Context) {
-	id := c.Request.Header.Get("X-Request-Id")
-	if !saneRequestID(id) {
-		var b [32]byte
-		n := copy(b[:], idPrefix)
-		id = string(strconv.AppendUint(b[:n], idSeq.Add(1), 36))
+	id := c.Request.Header["X-Request-Id"]
+	if len(id) == 0 || !saneRequestID(id[0]) {
+		// One allocation holds the header value and its text.
+		v := new(struct {
+			value [1]string
+			text  [40]byte
+		})
+		b := strconv.AppendUint(append(v.text[:0], idPrefix...), idSeq.Add(1), 36)
+		v.value[0] = unsafe.String(&v.text[0], len(b))
+		id = v.value[:]
+	} else if len(id) > 1 {
+		id = id[:1]
 	}
-	c.Set(ctxRequestID, id)
-	c.Writer.Header()["X-Request-Id"] = []string{id}
+	c.Writer.Header()["X-Request-Id"] = id
 	c.Next()
+}
+
+// requestIDOf is the request id requestID answered with.
+func requestIDOf(c *gin.Context) string {
+	if v := c.Writer.Header()["X-Request-Id"]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 var (
@@ -84,7 +97,7 @@ func (a *API) accessLog(c *gin.Context) {
 	start := time.Now()
 	c.Next()
 	a.opt.AccessLog.Info("request",
-		"request_id", c.GetString(ctxRequestID), "key_id", c.GetString(ctxKeyID),
+		"request_id", requestIDOf(c), "key_id", c.GetString(ctxKeyID),
 		"method", c.Request.Method, "route", c.FullPath(), "path", c.Request.URL.Path,
 		"status", c.Writer.Status(), "bytes", c.Writer.Size(), "duration_ms",
 		float64(time.Since(start).Microseconds())/1000)
@@ -105,7 +118,10 @@ var (
 	exposeValue    = []string{strings.Join(exposed, ", ")}
 )
 
-// auth admits a request whose Authorization header carries an active key.
+// auth admits a request whose Authorization header carries an active key
+// and spends one request of the key's budget: it sets the rate-limit
+// headers on every authenticated response and refuses with 429 when the
+// budget of the rolling minute is spent.
 func (a *API) auth(c *gin.Context) {
 	keys := a.store.Keys()
 	if keys == nil {
@@ -134,9 +150,17 @@ func (a *API) auth(c *gin.Context) {
 		a.writeProblem(c, &Problem{Code: CodeUnauthorized, Detail: "the API key is unknown or has been revoked"})
 		return
 	}
-	c.Set(ctxKeyID, key.ID)
-	c.Set(ctxKey, key)
-	c.Next()
+	a.noteKey(c, key)
+	if a.spend(c, key) {
+		c.Next()
+	}
+}
+
+// noteKey records the request's key for the access log.
+func (a *API) noteKey(c *gin.Context, key memstore.Key) {
+	if a.opt.AccessLog != nil {
+		c.Set(ctxKeyID, key.ID)
+	}
 }
 
 // bearer returns the key of an Authorization header, and whether the
@@ -145,15 +169,6 @@ func bearer(header string) (string, bool) {
 	scheme, token, _ := strings.Cut(strings.TrimSpace(header), " ")
 	token = strings.TrimSpace(token)
 	return token, strings.EqualFold(scheme, "Bearer") && token != ""
-}
-
-// rateLimit spends one request of the key's budget, sets the rate-limit
-// headers on every authenticated response and refuses with 429 when the
-// budget of the rolling minute is spent.
-func (a *API) rateLimit(c *gin.Context) {
-	if a.spend(c, c.MustGet(ctxKey).(memstore.Key)) {
-		c.Next()
-	}
 }
 
 // spendIfAuthenticated counts a request to an unknown path or with an
@@ -170,7 +185,7 @@ func (a *API) spendIfAuthenticated(c *gin.Context) bool {
 	if !ok {
 		return true
 	}
-	c.Set(ctxKeyID, key.ID)
+	a.noteKey(c, key)
 	return a.spend(c, key)
 }
 
@@ -190,15 +205,9 @@ func (a *API) spend(c *gin.Context, key memstore.Key) bool {
 	}
 	reset := int64(math.Ceil(float64(d.Reset.UnixMilli()) / 1000))
 	left := max(int64(math.Ceil(d.Reset.Sub(now).Seconds())), 0)
-	h := c.Writer.Header()
-	limitText := strconv.Itoa(d.Limit)
-	remaining := strconv.Itoa(d.Remaining)
-	h["X-Ratelimit-Limit"] = []string{limitText}
-	h["X-Ratelimit-Remaining"] = []string{remaining}
-	h["X-Ratelimit-Reset"] = []string{strconv.FormatInt(reset, 10)}
-	h["Ratelimit-Policy"] = []string{`"per-key";q=` + limitText + ";w=60"}
-	h["Ratelimit"] = []string{`"per-key";r=` + remaining + ";t=" + strconv.FormatInt(left, 10)}
+	setRateHeaders(c.Writer.Header(), d.Limit, d.Remaining, reset, left)
 	if !d.Allowed {
+		h := c.Writer.Header()
 		wait := max(int64(math.Ceil(d.RetryAfter(now).Seconds())), 1)
 		h.Set("Retry-After", strconv.FormatInt(wait, 10))
 		a.writeProblem(c, &Problem{Code: CodeRateLimited, Detail: fmt.Sprintf(
@@ -206,4 +215,44 @@ func (a *API) spend(c *gin.Context, key memstore.Key) bool {
 		return false
 	}
 	return true
+}
+
+// rateHeaders holds the five rate-limit header values and their text in
+// one allocation.
+type rateHeaders struct {
+	values [5]string
+	text   [160]byte
+}
+
+// setRateHeaders sets X-RateLimit-Limit, -Remaining and -Reset, and the
+// IETF draft's RateLimit-Policy and RateLimit.
+func setRateHeaders(h http.Header, limit, remaining int, reset, left int64) {
+	v := new(rateHeaders)
+	b := v.text[:0]
+	cut := func(start int) string { return unsafe.String(&v.text[start], len(b)-start) }
+	start := len(b)
+	b = strconv.AppendInt(b, int64(limit), 10)
+	v.values[0] = cut(start)
+	start = len(b)
+	b = strconv.AppendInt(b, int64(remaining), 10)
+	v.values[1] = cut(start)
+	start = len(b)
+	b = strconv.AppendInt(b, reset, 10)
+	v.values[2] = cut(start)
+	start = len(b)
+	b = append(b, `"per-key";q=`...)
+	b = append(b, v.values[0]...)
+	b = append(b, ";w=60"...)
+	v.values[3] = cut(start)
+	start = len(b)
+	b = append(b, `"per-key";r=`...)
+	b = append(b, v.values[1]...)
+	b = append(b, ";t="...)
+	b = strconv.AppendInt(b, left, 10)
+	v.values[4] = cut(start)
+	h["X-Ratelimit-Limit"] = v.values[0:1:1]
+	h["X-Ratelimit-Remaining"] = v.values[1:2:2]
+	h["X-Ratelimit-Reset"] = v.values[2:3:3]
+	h["Ratelimit-Policy"] = v.values[3:4:4]
+	h["Ratelimit"] = v.values[4:5:5]
 }

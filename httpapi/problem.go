@@ -54,7 +54,7 @@ var errNotFound = &Problem{Code: CodeNotFound, Detail: "no approved flag has thi
 func (a *API) writeProblem(c *gin.Context, err error) {
 	var p *Problem
 	if !errors.As(err, &p) {
-		a.log.Error("request failed", "err", err, "path", c.Request.URL.Path, "request_id", c.GetString(ctxRequestID))
+		a.log.Error("request failed", "err", err, "path", c.Request.URL.Path, "request_id", requestIDOf(c))
 		p = &Problem{Code: CodeInternal, Detail: "the server could not answer this request"}
 	}
 	status := statusOf[p.Code]
@@ -72,7 +72,7 @@ func (a *API) writeProblem(c *gin.Context, err error) {
 		b = append(b, `,"param":`...)
 		b = memstore.AppendString(b, p.Param)
 	}
-	if id := c.GetString(ctxRequestID); id != "" {
+	if id := requestIDOf(c); id != "" {
 		b = append(b, `,"requestId":`...)
 		b = memstore.AppendString(b, id)
 	}

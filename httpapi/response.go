@@ -14,28 +14,44 @@ import (
 	"github.com/flagpole/flagpole/memstore"
 )
 
-// response is a rendered success body with its strong ETag. Its gzip form
-// is made once, on first demand, and kept with it, so no request
-// compresses a body another already compressed.
-type response struct {
-	body []byte
-	etag string
+// payload is a body as it is sent: its strong ETag and its gzip form,
+// made once on first demand and kept with it, so no request compresses a
+// body another already compressed. The header values that go with each
+// form are built once too: a response shares them and allocates none.
+type payload struct {
+	body    []byte
+	etag    []string // the ETag header's value
+	length  []string // Content-Length of body
+	gzLevel int
 
-	gzOnce sync.Once
-	gz     []byte
+	gzOnce   sync.Once
+	gz       []byte   // nil when compressing saves nothing
+	gzLength []string // Content-Length of gz
 }
 
+func newPayload(body []byte, etag string, gzLevel int) *payload {
+	return &payload{body: body, etag: []string{etag}, length: []string{strconv.Itoa(len(body))}, gzLevel: gzLevel}
+}
+
+// response is a rendered success body of the API.
+type response = payload
+
 func newResponse(body []byte) *response {
-	return &response{body: body, etag: memstore.ETag(body)}
+	return newPayload(body, memstore.ETag(body), gzip.BestSpeed)
+}
+
+// gzipped returns the gzip form and its Content-Length, or nil.
+func (p *payload) gzipped() ([]byte, []string) {
+	p.gzOnce.Do(func() {
+		if p.gz = compress(p.body, p.gzLevel); p.gz != nil {
+			p.gzLength = []string{strconv.Itoa(len(p.gz))}
+		}
+	})
+	return p.gz, p.gzLength
 }
 
 // minGzip is the smallest body worth compressing.
 const minGzip = 512
-
-func (r *response) gzipped() []byte {
-	r.gzOnce.Do(func() { r.gz = compress(r.body, gzip.BestSpeed) })
-	return r.gz
-}
 
 // compress gzips body at level, or returns nil when that saves nothing.
 func compress(body []byte, level int) []byte {
@@ -104,48 +120,41 @@ func (c *cache) close() {
 	}
 }
 
-// writeResponse sends r with its caching headers: 304 when If-None-Match
-// names its ETag, gzip when the client accepts it.
+// writeResponse sends r with the API's caching headers.
 func writeResponse(c *gin.Context, r *response) {
-	writeBody(c, r.etag, "private, no-cache", "application/json; charset=utf-8", r.body, r.gzipped)
+	writePayload(c, r, noCacheValue, jsonValue)
 }
 
 // Header values shared by every response (never modified once set).
 var (
-	varyValue = []string{"Accept-Encoding"}
-	gzipValue = []string{"gzip"}
-	hdrValues sync.Map // string -> []string, for the few fixed values of writeBody
+	varyValue    = []string{"Accept-Encoding"}
+	gzipValue    = []string{"gzip"}
+	noCacheValue = []string{"private, no-cache"}
+	jsonValue    = []string{"application/json; charset=utf-8"}
 )
 
-func fixed(v string) []string {
-	if x, ok := hdrValues.Load(v); ok {
-		return x.([]string)
-	}
-	x, _ := hdrValues.LoadOrStore(v, []string{v})
-	return x.([]string)
-}
-
-// writeBody sends a body whose ETag and gzip form are known: 304 when
-// If-None-Match names the ETag, the gzip form when the client accepts it.
-func writeBody(c *gin.Context, etag, cacheControl, ctype string, body []byte, gzipped func() []byte) {
+// writePayload sends p: 304 when If-None-Match names its ETag, gzip when
+// the client accepts it and it is worth it.
+func writePayload(c *gin.Context, p *payload, cacheControl, ctype []string) {
 	h := c.Writer.Header()
-	h["Etag"] = []string{etag}
-	h["Cache-Control"] = fixed(cacheControl)
+	h["Etag"] = p.etag
+	h["Cache-Control"] = cacheControl
 	h["Vary"] = varyValue
-	if etagMatch(c.Request.Header.Get("If-None-Match"), etag) {
+	if etagMatch(c.Request.Header.Get("If-None-Match"), p.etag[0]) {
 		c.Status(http.StatusNotModified)
 		c.Writer.WriteHeaderNow()
 		c.Abort()
 		return
 	}
+	body, length := p.body, p.length
 	if len(body) >= minGzip && acceptsGzip(c.Request.Header.Get("Accept-Encoding")) {
-		if gz := gzipped(); gz != nil {
-			body = gz
+		if gz, n := p.gzipped(); gz != nil {
+			body, length = gz, n
 			h["Content-Encoding"] = gzipValue
 		}
 	}
-	h["Content-Type"] = fixed(ctype)
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	h["Content-Type"] = ctype
+	h["Content-Length"] = length
 	c.Status(http.StatusOK)
 	c.Writer.WriteHeaderNow()
 	if c.Request.Method != http.MethodHead {

@@ -144,7 +144,7 @@ func (a *API) routes() *gin.Engine {
 	open("/api/public/openapi.json", a.openapiDoc)
 	a.uiRoutes(e)
 
-	api := e.Group("/api/public", a.auth, a.rateLimit)
+	api := e.Group("/api/public", a.auth)
 	data := func(path string, h handler) {
 		api.GET(path, a.serve(h))
 		api.HEAD(path, a.serve(h))

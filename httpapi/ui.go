@@ -34,28 +34,26 @@ const uiPrefix = "/ui/"
 // fingerprinted URL (?v= its content hash): it can never change.
 const uiImmutable = "public, max-age=31536000, immutable"
 
+// The Cache-Control values of the pages and assets, as header values.
+var (
+	uiImmutableValue = []string{uiImmutable}
+	uiNoCache        = []string{"no-cache"}
+)
+
 // uiAsset is one file as served: its body, a strong ETag and the
 // fingerprint the pages put in its URL.
 type uiAsset struct {
-	body    []byte
-	etag    string
+	*payload
 	version string
-	ctype   string
+	ctype   []string
 	csp     string // pages only
-
-	gzOnce sync.Once
-	gz     []byte
 }
 
 func newUIAsset(name string, body []byte) *uiAsset {
 	sum := sha256.Sum256(body)
 	v := hex.EncodeToString(sum[:8])
-	return &uiAsset{body: body, etag: `"` + v + `"`, version: v, ctype: uiContentType(name)}
-}
-
-func (u *uiAsset) gzipped() []byte {
-	u.gzOnce.Do(func() { u.gz = compress(u.body, gzip.BestCompression) })
-	return u.gz
+	return &uiAsset{payload: newPayload(body, `"`+v+`"`, gzip.BestCompression), version: v,
+		ctype: []string{uiContentType(name)}}
 }
 
 // uiSite is every servable file, by URL path, and the two pages.
@@ -186,17 +184,17 @@ func (a *API) uiRoutes(e *gin.Engine) {
 		e.HEAD(path, h)
 		e.OPTIONS(path, preflight)
 	}
-	route("/", func(c *gin.Context) { writeUIAsset(c, site.explorer, "no-cache") })
-	route("/api/public/docs", func(c *gin.Context) { writeUIAsset(c, site.docs, "no-cache") })
+	route("/", func(c *gin.Context) { writeUIAsset(c, site.explorer, uiNoCache) })
+	route("/api/public/docs", func(c *gin.Context) { writeUIAsset(c, site.docs, uiNoCache) })
 	route(uiPrefix+"*file", func(c *gin.Context) {
 		asset, ok := site.assets[c.Request.URL.Path]
 		if !ok {
 			a.writeProblem(c, &Problem{Code: CodeNotFound, Detail: "no such file; the explorer is at / and the API reference at /api/public/docs"})
 			return
 		}
-		cc := "no-cache"
+		cc := uiNoCache
 		if c.Query("v") == asset.version {
-			cc = uiImmutable
+			cc = uiImmutableValue
 		}
 		writeUIAsset(c, asset, cc)
 	})
@@ -204,12 +202,12 @@ func (a *API) uiRoutes(e *gin.Engine) {
 
 // writeUIAsset sends a page or an asset: 304 when If-None-Match names its
 // ETag, gzip when the client accepts it.
-func writeUIAsset(c *gin.Context, u *uiAsset, cacheControl string) {
+func writeUIAsset(c *gin.Context, u *uiAsset, cacheControl []string) {
 	h := c.Writer.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	if u.csp != "" {
 		h.Set("Content-Security-Policy", u.csp)
 		h.Set("Referrer-Policy", "same-origin")
 	}
-	writeBody(c, u.etag, cacheControl, u.ctype, u.body, u.gzipped)
+	writePayload(c, u.payload, cacheControl, u.ctype)
 }
