@@ -94,7 +94,7 @@ func patch(prev *Snapshot, changes []FlagInput, lx *lexicon) ([]*Flag, bool, err
 		if in.Slug != pf.Slug {
 			return nil, false, nil
 		}
-		flags[j] = newFlag(in, cat, pf, lx)
+		flags[j] = newFlag(in, cat, pf, lx, nil)
 	}
 	return flags, true, nil
 }
@@ -112,6 +112,7 @@ func (s *Snapshot) collect(prev *Snapshot, ch Change, lx *lexicon) error {
 			}
 		}
 	}
+	a := newArena()
 	for i := range ch.Flags {
 		in := &ch.Flags[i]
 		if !in.Approved {
@@ -130,7 +131,7 @@ func (s *Snapshot) collect(prev *Snapshot, ch Change, lx *lexicon) error {
 				continue
 			}
 		}
-		byID[in.ID] = newFlag(in, cat, pf, lx)
+		byID[in.ID] = newFlag(in, cat, pf, lx, a)
 	}
 	s.flags = make([]*Flag, 0, len(byID))
 	for _, f := range byID {

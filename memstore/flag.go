@@ -136,9 +136,10 @@ func contentHash(in *FlagInput) (content, text uint64) {
 
 // newFlag derives everything a Flag serves from in. The category must be
 // valid; the loader checks it. Words are numbered in lx.
-func newFlag(in *FlagInput, cat Category, prev *Flag, lx *lexicon) *Flag {
-	f := &Flag{
-		ID: in.ID, Slug: in.Slug, Category: cat, Region: in.Region, Red: in.Red, Green: in.Green,
+func newFlag(in *FlagInput, cat Category, prev *Flag, lx *lexicon, a *arena) *Flag {
+	f := a.flag()
+	*f = Flag{
+		ID: a.str(in.ID), Slug: a.str(in.Slug), Category: cat, Region: a.str(in.Region), Red: in.Red, Green: in.Green,
 		createdMS: in.CreatedAt.UnixMilli(), updatedMS: in.UpdatedAt.UnixMilli(),
 	}
 	f.content, f.text = contentHash(in)
@@ -147,14 +148,14 @@ func newFlag(in *FlagInput, cat Category, prev *Flag, lx *lexicon) *Flag {
 	if prev != nil && prev.text == f.text {
 		f.words, f.wordEnd = prev.words, prev.wordEnd
 	} else {
-		var ids []uint32
+		ids := a.wordBuffer()
 		for l := range in.Text {
 			ids = appendWordIDs(ids, in.Text[l], lx)
 			f.wordEnd[l] = uint16(min(len(ids), 1<<16-1))
 		}
-		f.words = ids[:f.wordEnd[NumLangs-1]:f.wordEnd[NumLangs-1]]
+		f.words = a.keepWords(ids[:f.wordEnd[NumLangs-1]])
 	}
-	f.encode(in)
+	f.encode(in, a)
 	return f
 }
 
@@ -189,7 +190,7 @@ func appendWordIDs(ids []uint32, s string, lx *lexicon) []uint32 {
 // TimeFormat is the contract's timestamp layout: UTC with milliseconds.
 const TimeFormat = "2006-01-02T15:04:05.000Z"
 
-func (f *Flag) encode(in *FlagInput) {
+func (f *Flag) encode(in *FlagInput, a *arena) {
 	size := 220 + len(f.ID) + len(f.Slug) + len(f.Region)
 	for l := range in.Text {
 		size += len(in.Text[l]) + 8
@@ -197,7 +198,7 @@ func (f *Flag) encode(in *FlagInput) {
 			size += len(*in.Description[l]) + 8
 		}
 	}
-	b := make([]byte, 0, size+len(in.Contexts)*12)
+	b := a.buffer(size + len(in.Contexts)*12)
 	b = append(b, `{"id":`...)
 	b = AppendString(b, f.ID)
 	b = append(b, `,"slug":`...)
@@ -252,7 +253,7 @@ func (f *Flag) encode(in *FlagInput) {
 		}
 	}
 	b = append(b, "}}"...)
-	f.json = b[:len(b):len(b)]
+	f.json = a.keep(b)
 }
 
 // AppendVotes appends a Votes object.

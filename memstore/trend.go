@@ -55,8 +55,9 @@ func (s series) decode() []TrendPoint {
 	return out
 }
 
-func encode(points []TrendPoint) series {
-	buf := make([]byte, 0, len(points)*4)
+func encode(points []TrendPoint) series { return appendSeries(make([]byte, 0, len(points)*4), points) }
+
+func appendSeries(buf []byte, points []TrendPoint) []byte {
 	var prev TrendPoint
 	for _, p := range points {
 		buf = binary.AppendUvarint(buf, uint64(p.Day-prev.Day))
@@ -64,7 +65,7 @@ func encode(points []TrendPoint) series {
 		buf = binary.AppendVarint(buf, p.Green-prev.Green)
 		prev = p
 	}
-	return series(buf)
+	return buf
 }
 
 // Trends holds every flag's daily points. It is immutable: With returns a
@@ -108,11 +109,12 @@ type TrendBuilder struct {
 	oldest int32
 	id     string
 	points []TrendPoint
+	arena  *arena // the ids and series: a history is built once and kept whole
 }
 
 // NewTrendBuilder starts an empty Trends keeping days from oldest on.
 func NewTrendBuilder(oldest int32) *TrendBuilder {
-	return &TrendBuilder{t: &Trends{byFlag: map[string]series{}, first: 1<<31 - 1}, oldest: oldest}
+	return &TrendBuilder{t: &Trends{byFlag: map[string]series{}, first: 1<<31 - 1}, oldest: oldest, arena: newArena()}
 }
 
 // Add appends one row; flagID may be a reused buffer, it is copied when a
@@ -120,7 +122,7 @@ func NewTrendBuilder(oldest int32) *TrendBuilder {
 func (b *TrendBuilder) Add(flagID []byte, day int32, red, green int64) {
 	if string(flagID) != b.id {
 		b.flush()
-		b.id = string(flagID)
+		b.id = b.arena.strBytes(flagID)
 	}
 	if day < b.oldest {
 		return
@@ -133,7 +135,7 @@ func (b *TrendBuilder) Add(flagID []byte, day int32, red, green int64) {
 
 func (b *TrendBuilder) flush() {
 	if b.id != "" && len(b.points) > 0 {
-		b.t.byFlag[b.id] = encode(b.points)
+		b.t.byFlag[b.id] = b.arena.keep(appendSeries(b.arena.buffer(len(b.points)*4), b.points))
 		b.t.rows += len(b.points)
 		b.t.first = min(b.t.first, b.points[0].Day)
 	}

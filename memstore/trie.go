@@ -10,13 +10,14 @@ import (
 // with its prefix, so a prefix lookup is a walk of len(prefix) steps.
 type trie struct {
 	vocab    []string  // sorted, unique folded words
-	postings [][]int32 // per word: ascending flag indices
+	postings [][]int32 // per word: ascending flag indices, all in one array
 	nodes    []trieNode
+	edges    []trieEdge // each node's children, contiguous, ordered by byte
 }
 
 type trieNode struct {
-	lo, hi   int32
-	children []trieEdge
+	lo, hi         int32 // the vocabulary range under this prefix
+	edgeLo, edgeHi int32 // the node's children in edges
 }
 
 type trieEdge struct {
@@ -27,21 +28,39 @@ type trieEdge struct {
 // buildTrie indexes words: wordsOf(i) returns the ids (in lexicon) of
 // the unique folded words of flag i in this language.
 func buildTrie(n int, lexicon []string, wordsOf func(i int) []uint32) *trie {
-	post := map[uint32][]int32{}
+	// Count first, then fill one array: no posting list grows, and the
+	// collector sees one object instead of one per word.
+	counts := make([]int32, len(lexicon))
+	total := 0
 	for i := 0; i < n; i++ {
 		for _, w := range wordsOf(i) {
-			post[w] = append(post[w], int32(i))
+			counts[w]++
+			total++
 		}
 	}
-	ids := make([]uint32, 0, len(post))
-	for id := range post {
-		ids = append(ids, id)
+	var ids []uint32
+	for id, c := range counts {
+		if c > 0 {
+			ids = append(ids, uint32(id))
+		}
 	}
 	sort.Slice(ids, func(a, b int) bool { return lexicon[ids[a]] < lexicon[ids[b]] })
 	t := &trie{vocab: make([]string, len(ids)), postings: make([][]int32, len(ids))}
-	for i, id := range ids {
-		t.vocab[i] = lexicon[id]
-		t.postings[i] = slices.Clip(post[id])
+	all := make([]int32, total)
+	next := counts // reused: the next free position of each word's list
+	at := int32(0)
+	for k, id := range ids {
+		t.vocab[k] = lexicon[id]
+		c := next[id]
+		t.postings[k] = all[at : at+c : at+c]
+		next[id] = at
+		at += c
+	}
+	for i := 0; i < n; i++ {
+		for _, w := range wordsOf(i) {
+			all[next[w]] = int32(i)
+			next[w]++
+		}
 	}
 	t.nodes = []trieNode{{lo: 0, hi: int32(len(t.vocab))}}
 	t.fill(0, 0)
@@ -68,14 +87,16 @@ func (t *trie) fill(node int32, depth int) {
 		t.fill(child, depth+1)
 		i = j
 	}
-	t.nodes[node].children = children
+	t.nodes[node].edgeLo = int32(len(t.edges))
+	t.edges = append(t.edges, children...)
+	t.nodes[node].edgeHi = int32(len(t.edges))
 }
 
 // prefixRange returns the range of vocabulary words starting with p.
 func (t *trie) prefixRange(p string) (lo, hi int32) {
 	n := int32(0)
 	for i := 0; i < len(p); i++ {
-		cs := t.nodes[n].children
+		cs := t.edges[t.nodes[n].edgeLo:t.nodes[n].edgeHi]
 		k, ok := slices.BinarySearchFunc(cs, p[i], func(e trieEdge, b byte) int { return int(e.b) - int(b) })
 		if !ok {
 			return 0, 0
