@@ -3,6 +3,7 @@
 // into one JSON file per source under bench/results.
 //
 //	report -in results.jsonl -results bench/results
+//	report -growth -results bench/results   # growth.md: the sizes compared
 package main
 
 import (
@@ -57,9 +58,14 @@ type Case struct {
 	SocketErrors int64    `json:"socket_errors"`
 	RPSRatio     *float64 `json:"rps_vs_ceiling,omitempty"`
 	P99Ratio     *float64 `json:"p99_vs_ceiling,omitempty"`
-	Target       string   `json:"target,omitempty"`
-	Met          *bool    `json:"met,omitempty"`
-	Failed       bool     `json:"failed,omitempty"`
+	// CeilingRPS and CeilingP99ms are what the ratios are to: the mean of
+	// the ceiling's checks just before and after the case.
+	CeilingRPS   float64   `json:"ceiling_rps,omitempty"`
+	CeilingP99ms float64   `json:"ceiling_p99_ms,omitempty"`
+	Checks       []float64 `json:"ceiling_checks_rps,omitempty"` // the ceiling row: every check's req/s
+	Target       string    `json:"target,omitempty"`
+	Met          *bool     `json:"met,omitempty"`
+	Failed       bool      `json:"failed,omitempty"`
 }
 
 // Measure is one row that is not a wrk case.
@@ -90,7 +96,19 @@ type Result struct {
 func main() {
 	in := flag.String("in", "", "records, one JSON object a line")
 	dir := flag.String("results", "bench/results", "where to write <date>-<source>-<flags>.json and latest.md")
+	grow := flag.Bool("growth", false, "instead: compare the newest result of each size in -results, write growth.md there")
 	flag.Parse()
+	if *grow {
+		md, err := growth(*dir)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(*dir, "growth.md"), []byte(md), 0o644)
+		}
+		if err != nil {
+			fail(err)
+		}
+		fmt.Print(md)
+		return
+	}
 	f, err := os.Open(*in)
 	if err != nil {
 		fail(err)
@@ -224,17 +242,44 @@ func metric(m map[string]float64, name string) (float64, bool) {
 
 func build(src string, flags int, date string, run map[string]any, recs []record) *Result {
 	r := &Result{Date: date, Source: src, Flags: flags, Run: run, Raw: map[string]json.RawMessage{}}
+	var seq []Case // the cases in the order they ran, the ceiling's checks included
 	for _, rec := range recs {
 		if rec.Name == "case" {
-			r.Cases = append(r.Cases, toCase(rec.Case, rec.Paths, rec.Gzip, rec.Wrk))
+			seq = append(seq, toCase(rec.Case, rec.Paths, rec.Gzip, rec.Wrk))
 			continue
 		}
 		r.Raw[rec.Name] = rec.Value
+	}
+	// Each case is compared with the ceiling's checks just before and after
+	// it (a run without checks: with the ceiling's one measurement).
+	var checks []float64
+	for i := range seq {
+		c := seq[i]
+		if c.Name == "ceiling-check" {
+			if !c.Failed {
+				checks = append(checks, c.RPS)
+			}
+			continue
+		}
+		var n, rps, p99 float64
+		for _, j := range []int{i - 1, i + 1} {
+			if c.Name == "ceiling" {
+				break // the ceiling row is the reference itself
+			}
+			if j >= 0 && j < len(seq) && seq[j].Name == "ceiling-check" && !seq[j].Failed {
+				n, rps, p99 = n+1, rps+seq[j].RPS, p99+seq[j].P99ms
+			}
+		}
+		if n > 0 {
+			c.CeilingRPS, c.CeilingP99ms = rps/n, p99/n
+		}
+		r.Cases = append(r.Cases, c)
 	}
 	var ceil *Case
 	for i := range r.Cases {
 		if r.Cases[i].Name == "ceiling" && !r.Cases[i].Failed {
 			ceil = &r.Cases[i]
+			ceil.Checks = checks
 		}
 	}
 	var idleP99 float64
@@ -250,8 +295,11 @@ func build(src string, flags int, date string, run map[string]any, recs []record
 			}
 			continue
 		}
-		c.RPSRatio = ptr(c.RPS / ceil.RPS)
-		c.P99Ratio = ptr(c.P99ms / ceil.P99ms)
+		if c.CeilingRPS == 0 {
+			c.CeilingRPS, c.CeilingP99ms = ceil.RPS, ceil.P99ms
+		}
+		c.RPSRatio = ptr(c.RPS / c.CeilingRPS)
+		c.P99Ratio = ptr(c.P99ms / c.CeilingP99ms)
 		rt, pt := target(c.Name)
 		if rt == 0 {
 			continue
@@ -577,6 +625,10 @@ func markdown(results []*Result, run map[string]any) string {
 					var p map[string]any
 					json.Unmarshal(pb, &p)
 					name = fmt.Sprintf("ceiling (net/http, %s B body)", thousands(num(p["defaultPageBytes"])))
+					if len(c.Checks) > 0 {
+						name += fmt.Sprintf("; %d checks around the cases: %s-%s req/s", len(c.Checks),
+							thousands(slices.Min(c.Checks)), thousands(slices.Max(c.Checks)))
+					}
 				}
 			}
 			if c.Paths > 1 {
@@ -639,6 +691,10 @@ func markdown(results []*Result, run map[string]any) string {
 	fmt.Fprintf(&b, "## flagpole benchmark: %s flags, %s (%s)\n\n", thousands(num(run["flags"])), run["date"], strings.Join(srcs, ", "))
 	fmt.Fprintf(&b, "wrk -t%v -c%v -d%v --latency (warm-up %v) per case, on %v CPUs (%v), wrk and the server sharing them; %v days of trends; %v.\n",
 		run["threads"], run["connections"], run["duration"], run["warmup"], run["cpus"], run["cpu_model"], run["days"], run["go"])
+	if c, ok := run["ceiling_check"].(string); ok {
+		fmt.Fprintf(&b, "The ceiling is measured once for %v, then again for %s before each case and after the last; each case's ratios are to the mean of the two checks around it.\n",
+			run["duration"], c)
+	}
 	fmt.Fprintf(&b, "Load average (1 min) before the run %v, at its end %v (the run's own load included)", run["loadavg_start"], run["loadavg_end"])
 	if num(run["loadavg_start"]) > num(run["cpus"])/2 {
 		b.WriteString(": **other processes were using the CPUs, so every number here is low and noisy**")
