@@ -48,7 +48,7 @@ func Default() Config {
 	return Config{
 		Addr: "127.0.0.1:8080", DB: "sqlite:flagpole.db", Refresh: "@every 10s", KeyRefresh: "@every 5s",
 		FullReload: 10 * time.Minute, RateLimit: 60, CacheMB: 64, ShutdownTimeout: 10 * time.Second,
-		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
+		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 5 * time.Second, WriteTimeout: 30 * time.Second,
 		IdleTimeout: 120 * time.Second, LogFormat: "json", AccessLog: true, SnapshotDaily: true,
 		RedisPrefix: "flagpole:", RedisTimeout: 100 * time.Millisecond,
 	}
