@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	"sync"
 	"time"
 
@@ -98,7 +99,14 @@ func newProgram(ctx context.Context, cfg config.Config, demo bool, stdout, stder
 	}
 	var lm *loadMetrics
 	p.reg, lm = newRegistry()
-	p.loader = loader.New(p.src, p.store, loader.Options{FullEvery: cfg.FullReload, Log: p.log, OnLoad: lm.observe})
+	gc := newGCTuner(os.Getenv) // the runtime reads GOGC from the process environment too
+	onLoad := func(job string, took time.Duration, rows int, err error) {
+		lm.observe(job, took, rows, err)
+		if job == "flags" && err == nil {
+			gc.afterLoad()
+		}
+	}
+	p.loader = loader.New(p.src, p.store, loader.Options{FullEvery: cfg.FullReload, Log: p.log, OnLoad: onLoad})
 	opt := httpapi.Options{Store: p.store, RateLimit: cfg.RateLimit, CacheBytes: int64(cfg.CacheMB) << 20,
 		Log: p.log, Ready: p.readiness, Metrics: p.reg}
 	if cfg.Redis != "" {

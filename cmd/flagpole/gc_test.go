@@ -1,0 +1,24 @@
+package main
+
+import "testing"
+
+func TestGCPercent(t *testing.T) {
+	for _, c := range []struct {
+		live uint64
+		want int
+	}{
+		{1 << 20, 100},   // a tiny heap: the default
+		{160 << 20, 100}, // 100k flags: 256 MB of headroom is more than doubling
+		{512 << 20, 50},  // 256 MB of headroom
+		{1024 << 20, 25}, // a quarter from here on
+		{1536 << 20, 25}, // a million flags
+		{64 << 30, 25},
+	} {
+		if got := gcPercent(c.live); got != c.want {
+			t.Errorf("gcPercent(%d MB) = %d, want %d", c.live>>20, got, c.want)
+		}
+	}
+	if newGCTuner(func(k string) string { return map[string]string{"GOGC": "200"}[k] }).enabled {
+		t.Error("the tuner runs although GOGC is set")
+	}
+}
