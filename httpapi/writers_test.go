@@ -63,6 +63,14 @@ func TestWriters(t *testing.T) {
 		e.reload()
 		mustStatus(t, e.get("/api/public/flag/"+slug), 404, "not_found")
 		mustStatus(t, e.get("/api/public/flag/pending-one"), 200, "")
+		windows := func(want24h, want7d, want30d float64) {
+			t.Helper()
+			v := e.get("/api/public/stats").json["votes"].(map[string]any)
+			if v["last24h"] != want24h || v["last7d"] != want7d || v["last30d"] != want30d {
+				t.Errorf("votes windows %v, want last24h %v, last7d %v, last30d %v", v, want24h, want7d, want30d)
+			}
+		}
+		windows(0, 0, 0) // the remaining vote's flag is rejected
 		r := e.get("/api/public/flags?limit=100")
 		if r.json["total"] != float64(approved()) {
 			t.Errorf("total %v, want %d", r.json["total"], approved())
@@ -80,10 +88,24 @@ func TestWriters(t *testing.T) {
 		if r, g := votesOf(t, e, slug); r != 4 || g != 2 {
 			t.Errorf("re-approved: %v/%v", r, g)
 		}
+		windows(1, 1, 1)
 		// A vote on a flag that is not approved moves nothing visible.
 		e.exec("INSERT INTO votes (flag_id, user_id, color) VALUES (?, ?, ?)", "f14", "u1", "red")
 		e.reload()
 		mustStatus(t, e.get("/api/public/flag/rejected-one"), 404, "not_found")
+		windows(1, 1, 1)
+		// Older votes (written with their time, as a backfill would) count
+		// in the windows they fall in; a tick reads them with their flag.
+		e.exec("INSERT INTO users (id) VALUES (?)", "u3")
+		e.exec("INSERT INTO users (id) VALUES (?)", "u4")
+		old := func(d time.Duration) string { return time.Now().UTC().Add(-d).Format("2006-01-02T15:04:05.000Z") }
+		e.exec("INSERT INTO votes (flag_id, user_id, color, created_at) VALUES (?, ?, ?, ?)", "f01", "u3", "green", old(3*24*time.Hour))
+		e.exec("INSERT INTO votes (flag_id, user_id, color, created_at) VALUES (?, ?, ?, ?)", "f01", "u4", "green", old(31*24*time.Hour))
+		e.reload()
+		windows(1, 2, 2)
+		e.exec("DELETE FROM votes WHERE flag_id = ? AND user_id = ?", "f01", "u3")
+		e.reload()
+		windows(1, 1, 1)
 	})
 }
 

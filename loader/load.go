@@ -5,8 +5,11 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 
 	"github.com/flagpole/flagpole/memstore"
 )
@@ -42,12 +45,88 @@ func splitContexts(s string) []string {
 	return strings.Split(s, ",")
 }
 
-func (db *DB) readAggregates(ctx context.Context, r reader, now time.Time) (memstore.Aggregates, error) {
+// readVoteTimes reads the creation times of votes since cut, Unix ms,
+// by flag: of every approved flag, or of the flags ids when given.
+func (db *DB) readVoteTimes(ctx context.Context, r reader, cut time.Time, ids []string) (map[string][]int64, error) {
+	out := map[string][]int64{}
+	scan := func(query string, args ...any) error {
+		rows, err := r.QueryContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			var ms int64
+			if err := rows.Scan(&id, &ms); err != nil {
+				return err
+			}
+			out[id] = append(out[id], ms)
+		}
+		return rows.Err()
+	}
+	if ids == nil {
+		if err := scan(db.q.voteTimes, tsText(cut)); err != nil {
+			return nil, err
+		}
+	}
+	const batch = 500 // well under either database's limit on bound values
+	for start := 0; start < len(ids); start += batch {
+		query, args, err := sqlx.In(db.q.voteTimesOf, tsText(cut), ids[start:min(start+batch, len(ids))])
+		if err != nil {
+			return nil, err
+		}
+		if err := scan(db.Rebind(query), args...); err != nil {
+			return nil, err
+		}
+	}
+	for _, ts := range out {
+		slices.Sort(ts)
+	}
+	return out, nil
+}
+
+// readAggregates counts the users and, from the vote windows (rebuilt on
+// a full load, else updated with the votes of the flags just read), the
+// votes of the last 24 hours, 7 and 30 days.
+func (l *Loader) readAggregates(ctx context.Context, r reader, full bool, flags []memstore.FlagInput, now time.Time) (memstore.Aggregates, error) {
 	var a memstore.Aggregates
-	err := r.QueryRowContext(ctx, db.q.aggregates,
-		tsText(now.Add(-24*time.Hour)), tsText(now.Add(-7*24*time.Hour)), tsText(now.Add(-30*24*time.Hour))).
-		Scan(&a.Users, &a.VotesLast24h, &a.Last7d, &a.Last30d)
-	return a, err
+	if err := r.QueryRowContext(ctx, l.db.q.users).Scan(&a.Users); err != nil {
+		return a, err
+	}
+	w := l.votes
+	cut := now.Add(-voteWindow)
+	if full || w == nil || !w.covers(now) {
+		times, err := l.db.readVoteTimes(ctx, r, cut, nil)
+		if err != nil {
+			return a, err
+		}
+		w = newVoteWindows(now)
+		for id, ts := range times {
+			w.setFlag(id, ts)
+		}
+	} else if len(flags) > 0 {
+		ids := make([]string, len(flags))
+		for i := range flags {
+			ids[i] = flags[i].ID
+		}
+		times, err := l.db.readVoteTimes(ctx, r, cut, ids)
+		if err != nil {
+			return a, err
+		}
+		// Idempotent: a tick that fails after this reads the same flags
+		// again and sets the same times.
+		for i := range flags {
+			if flags[i].Approved {
+				w.setFlag(flags[i].ID, times[flags[i].ID])
+			} else {
+				w.setFlag(flags[i].ID, nil)
+			}
+		}
+	}
+	l.votes = w
+	a.VotesLast24h, a.Last7d, a.Last30d = w.since(now.Add(-24*time.Hour)), w.since(now.Add(-7*24*time.Hour)), w.since(cut)
+	return a, nil
 }
 
 // ReadKeys reads the active API keys.

@@ -44,6 +44,7 @@ type Loader struct {
 	flagWM   int64      // the database's clock at the start of the last read, Unix ms
 	changes  changeLog  // the bulk writes already read
 	lastFull time.Time
+	votes    *voteWindows // the vote times behind /stats' windows
 
 	statsMu sync.Mutex
 	stats   Status
@@ -226,7 +227,7 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 		trendRows = len(rows)
 	}
 
-	agg, err := l.db.readAggregates(ctx, r, now)
+	agg, err := l.readAggregates(ctx, r, full, flags, now)
 	if err != nil {
 		return nil, 0, fmt.Errorf("load stats: %w", err)
 	}

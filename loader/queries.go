@@ -17,7 +17,9 @@ type queries struct {
 	trendsDay    string
 	dbNow        string
 	changes      string
-	aggregates   string
+	users        string
+	voteTimes    string // every vote of an approved flag since ?
+	voteTimesOf  string // the votes since ? of some flags: IN (?) expanded by sqlx.In
 	activeKeys   string
 	snapshotDay  string
 }
@@ -108,18 +110,18 @@ func queriesFor(d Dialect) *queries {
 		changes: "SELECT id, kind, COALESCE(" + dayTextExpr(d, "day") + ", '') FROM data_changes WHERE id > ? ORDER BY id",
 		trendsDay: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots WHERE day = " + day +
 			" ORDER BY flag_id, day",
-		aggregates: "SELECT (SELECT count(*) FROM users) AS users, " +
-			"COALESCE(SUM(CASE WHEN v.created_at >= " + ts + " THEN 1 ELSE 0 END), 0) AS last24h, " +
-			"COALESCE(SUM(CASE WHEN v.created_at >= " + ts + " THEN 1 ELSE 0 END), 0) AS last7d, " +
-			"count(v.flag_id) AS last30d " +
-			"FROM votes v JOIN flags f ON f.id = v.flag_id AND f.status = 'APPROVED' WHERE v.created_at >= " + ts,
+		users: "SELECT count(*) FROM users",
+		voteTimes: "SELECT v.flag_id, " + msExpr(d, "v.created_at") + " FROM votes v JOIN flags f ON f.id = v.flag_id " +
+			"AND f.status = 'APPROVED' WHERE v.created_at >= " + ts,
+		voteTimesOf: "SELECT flag_id, " + msExpr(d, "created_at") + " FROM votes WHERE created_at >= " + ts +
+			" AND flag_id IN (?)",
 		activeKeys: "SELECT id, key_hash, COALESCE(rate_limit, 0) AS rate_limit FROM api_keys WHERE revoked_at IS NULL",
 		snapshotDay: "INSERT INTO flag_snapshots (flag_id, day, red, green) " +
 			"SELECT id, " + day + ", red_count, green_count FROM flags WHERE true ON CONFLICT (flag_id, day) DO NOTHING",
 	}
 	bind := bindOf(d)
 	for _, p := range []*string{&q.allApproved, &q.changedSince, &q.approvedN, &q.trendsFrom, &q.trendsDay, &q.dbNow, &q.changes,
-		&q.aggregates, &q.activeKeys, &q.snapshotDay} {
+		&q.users, &q.voteTimes, &q.activeKeys, &q.snapshotDay} {
 		*p = sqlx.Rebind(bind, *p)
 	}
 	return q
