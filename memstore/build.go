@@ -36,13 +36,29 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 	}
 	patched := false
 	if !ch.Full && prev != nil {
-		flags, ok, err := patch(prev, ch.Flags, lx)
+		flags, changed, ok, err := patch(prev, ch.Flags, lx)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
 			// The same flags in the same places: the lookups are prev's.
 			s.flags, s.byID, s.bySlug, patched = flags, prev.byID, prev.bySlug, true
+			if s.knownRegions(prev, changed) {
+				// Only the changed flags move: orders, counts and the search
+				// index are prev's, patched, in time proportional to what
+				// changed rather than to every flag.
+				s.regIdx = prev.regIdx
+				s.patchOrders(prev, changed)
+				s.patchCounts(prev, changed, ch.Aggregates)
+				s.search = prev.search
+				for _, i := range changed {
+					if s.flags[i].text != prev.flags[i].text {
+						s.search = buildSearch(s.flags, lx)
+						break
+					}
+				}
+				return s, nil
+			}
 		}
 	}
 	if !patched {
@@ -68,35 +84,135 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 
 // patch applies a tick's changes to prev's flags in place when they only
 // change flags prev has, keeping every slug: no flag added or removed, so
-// every position and lookup stays. It reports false otherwise.
-func patch(prev *Snapshot, changes []FlagInput, lx *lexicon) ([]*Flag, bool, error) {
+// every position and lookup stays. It returns the positions of the flags
+// that changed, ascending, and reports false when it cannot patch.
+func patch(prev *Snapshot, changes []FlagInput, lx *lexicon) ([]*Flag, []int32, bool, error) {
 	flags := slices.Clone(prev.flags)
+	var changed []int32
 	for i := range changes {
 		in := &changes[i]
 		j, exists := prev.byID[in.ID]
 		if !exists {
 			if in.Approved {
-				return nil, false, nil // an addition
+				return nil, nil, false, nil // an addition
 			}
 			continue // a flag that is not approved and was not served
 		}
 		if !in.Approved {
-			return nil, false, nil // a removal
+			return nil, nil, false, nil // a removal
 		}
 		cat, ok := ParseCategory(in.Category)
 		if !ok {
-			return nil, false, fmt.Errorf("flag %s: unknown category %q", in.ID, in.Category)
+			return nil, nil, false, fmt.Errorf("flag %s: unknown category %q", in.ID, in.Category)
 		}
 		pf := prev.flags[j]
 		if pf.sameAs(in, cat) {
 			continue
 		}
 		if in.Slug != pf.Slug {
-			return nil, false, nil
+			return nil, nil, false, nil
 		}
 		flags[j] = newFlag(in, cat, pf, lx, nil)
+		changed = append(changed, j)
 	}
-	return flags, true, nil
+	slices.Sort(changed)
+	return flags, slices.Compact(changed), true, nil
+}
+
+// knownRegions reports whether every changed flag is in a region prev
+// already counts.
+func (s *Snapshot) knownRegions(prev *Snapshot, changed []int32) bool {
+	for _, i := range changed {
+		if _, ok := prev.regIdx[s.flags[i].Region]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// patchOrders makes the orders of a patched snapshot: each of prev's
+// orders with the changed flags taken out and merged back in at their
+// new places. The orders of a category, colour or region that no changed
+// flag was or is in are prev's, shared.
+func (s *Snapshot) patchOrders(prev *Snapshot, changed []int32) {
+	s.all, s.byCat, s.byDom = prev.all, prev.byCat, prev.byDom
+	s.byRegion = prev.byRegion
+	if len(changed) == 0 {
+		return
+	}
+	out := make([]uint64, (len(s.flags)+63)/64) // the changed positions, as a bitset
+	for _, i := range changed {
+		out[i/64] |= 1 << (i % 64)
+	}
+	var catHit [NumCategories]bool
+	var domHit [NumDominants]bool
+	regHit := map[string]bool{}
+	for _, i := range changed {
+		for _, f := range [2]*Flag{prev.flags[i], s.flags[i]} {
+			catHit[f.Category], domHit[f.Dominant], regHit[f.Region] = true, true, true
+		}
+	}
+	s.byRegion = make(map[string]*orderSet, len(prev.byRegion))
+	for r, o := range prev.byRegion {
+		if regHit[r] {
+			o = &orderSet{}
+		}
+		s.byRegion[r] = o
+	}
+	ins := make([]int32, len(changed))
+	sub := make([]int32, 0, len(changed))
+	kept := make([]int32, 0, len(s.flags)) // scratch: insertSorted copies out of it
+	for srt := Sort(0); srt < NumSorts; srt++ {
+		for dir := 0; dir < 2; dir++ {
+			desc := dir == 1
+			cmp := func(i, j int32) int { return s.compare(srt, desc, i, j) }
+			copy(ins, changed)
+			slices.SortFunc(ins, cmp)
+			s.all[srt][dir] = insertSorted(without(kept, prev.all[srt][dir], out), ins, cmp)
+			for c := range s.byCat {
+				if catHit[c] {
+					sub = sub[:0]
+					for _, i := range ins {
+						if s.flags[i].Category == Category(c) {
+							sub = append(sub, i)
+						}
+					}
+					s.byCat[c][srt][dir] = insertSorted(without(kept, prev.byCat[c][srt][dir], out), sub, cmp)
+				}
+			}
+			for d := range s.byDom {
+				if domHit[d] {
+					sub = sub[:0]
+					for _, i := range ins {
+						if s.flags[i].Dominant == Dominant(d) {
+							sub = append(sub, i)
+						}
+					}
+					s.byDom[d][srt][dir] = insertSorted(without(kept, prev.byDom[d][srt][dir], out), sub, cmp)
+				}
+			}
+			for r := range regHit {
+				sub = sub[:0]
+				for _, i := range ins {
+					if s.flags[i].Region == r {
+						sub = append(sub, i)
+					}
+				}
+				s.byRegion[r][srt][dir] = insertSorted(without(kept, prev.byRegion[r][srt][dir], out), sub, cmp)
+			}
+		}
+	}
+}
+
+// without is order less the positions set in out, in kept's memory.
+func without(kept, order []int32, out []uint64) []int32 {
+	kept = kept[:0]
+	for _, i := range order {
+		if out[i/64]&(1<<(i%64)) == 0 {
+			kept = append(kept, i)
+		}
+	}
+	return kept
 }
 
 // collect makes the flags of a full load, or of a tick that adds or
@@ -275,7 +391,13 @@ func mergeOrder(old, remap, changed []int32, n int, cmp func(i, j int32) int) []
 	}
 	ins := slices.Clone(changed)
 	slices.SortFunc(ins, cmp)
-	out := make([]int32, 0, n)
+	return insertSorted(kept, ins, cmp)
+}
+
+// insertSorted merges ins (sorted by cmp) into kept (sorted by cmp), each
+// at the place a binary search finds, into new memory.
+func insertSorted(kept, ins []int32, cmp func(i, j int32) int) []int32 {
+	out := make([]int32, 0, len(kept)+len(ins))
 	start := 0
 	for _, x := range ins {
 		rest := kept[start:]
@@ -329,48 +451,72 @@ func (s *Snapshot) splitOrders() {
 }
 
 func (s *Snapshot) buildCounts(agg Aggregates) {
-	var catCount [NumCategories]int
-	regCount := map[string]int{}
 	s.counts = make([]int32, s.countIndex(0, 0, len(s.regIdx)+1))
-	st := Stats{UsersTotal: agg.Users, VotesLast24h: agg.VotesLast24h, VotesLast7d: agg.Last7d,
-		VotesLast30d: agg.Last30d, GeneratedAt: s.LoadedAt.UTC()}
-	dayAgo := s.LoadedAt.Add(-24 * time.Hour)
+	var votes int64
 	for _, f := range s.flags {
-		catCount[f.Category]++
-		regCount[f.Region]++
-		c, d, r := int(f.Category)+1, int(f.Dominant)+1, s.regIdx[f.Region]
-		for _, cat := range [2]int{0, c} {
-			for _, dom := range [2]int{0, d} {
-				s.counts[s.countIndex(cat, dom, 0)]++
-				s.counts[s.countIndex(cat, dom, r)]++
-			}
-		}
-		st.FlagsTotal++
-		switch f.Dominant {
-		case Red:
-			st.RedDominant++
-		case Green:
-			st.GreenDominant++
-		default:
-			st.Mixed++
-		}
-		if f.createdMS >= dayAgo.UnixMilli() {
-			st.AddedLast24h++
-		}
-		st.VotesTotal += f.Total()
+		s.countFlag(f, 1)
+		votes += f.Total()
 	}
+	s.deriveStats(agg, votes)
+}
+
+// patchCounts is buildCounts for a patched snapshot: prev's counts with
+// the changed flags' moves.
+func (s *Snapshot) patchCounts(prev *Snapshot, changed []int32, agg Aggregates) {
+	s.counts = prev.counts
+	votes := prev.stats.VotesTotal
+	if len(changed) > 0 {
+		s.counts = slices.Clone(prev.counts)
+		for _, i := range changed {
+			s.countFlag(prev.flags[i], -1)
+			s.countFlag(s.flags[i], 1)
+			votes += s.flags[i].Total() - prev.flags[i].Total()
+		}
+	}
+	s.deriveStats(agg, votes)
+}
+
+// countFlag adds (by 1) or takes away (by -1) a flag in every filter
+// combination it matches.
+func (s *Snapshot) countFlag(f *Flag, by int32) {
+	c, d, r := int(f.Category)+1, int(f.Dominant)+1, s.regIdx[f.Region]
+	for _, cat := range [2]int{0, c} {
+		for _, dom := range [2]int{0, d} {
+			s.counts[s.countIndex(cat, dom, 0)] += by
+			s.counts[s.countIndex(cat, dom, r)] += by
+		}
+	}
+}
+
+// deriveStats makes /categories, /regions and /stats from the counts.
+func (s *Snapshot) deriveStats(agg Aggregates, votes int64) {
+	count := func(cat, dom, reg int) int64 { return int64(s.counts[s.countIndex(cat, dom, reg)]) }
+	st := Stats{UsersTotal: agg.Users, VotesLast24h: agg.VotesLast24h, VotesLast7d: agg.Last7d,
+		VotesLast30d: agg.Last30d, GeneratedAt: s.LoadedAt.UTC(), VotesTotal: votes,
+		FlagsTotal: count(0, 0, 0), RedDominant: count(0, int(Red)+1, 0), GreenDominant: count(0, int(Green)+1, 0),
+		Mixed: count(0, int(Yellow)+1, 0)}
+	// The newest order ascends by creation time: the flags of the last
+	// 24 hours are its tail.
+	newest := s.all[SortNewest][0]
+	dayAgo := s.LoadedAt.Add(-24 * time.Hour).UnixMilli()
+	first, _ := slices.BinarySearchFunc(newest, dayAgo, func(i int32, t int64) int { return cmp.Compare(s.flags[i].createdMS, t) })
+	st.AddedLast24h = int64(len(newest) - first)
+
 	s.categories = make([]CategoryCount, NumCategories)
 	for c := range s.categories {
-		s.categories[c] = CategoryCount{Category: Category(c), Count: catCount[c]}
+		s.categories[c] = CategoryCount{Category: Category(c), Count: int(count(c+1, 0, 0))}
 	}
 	slices.SortStableFunc(s.categories, func(a, b CategoryCount) int { return cmp.Compare(b.Count, a.Count) })
 	st.TopCategories = s.categories[:5]
 	s.stats = st
 
-	s.regions = []RegionCount{{Code: "", Count: regCount[""]}}
-	for code, n := range regCount {
-		if code != "" {
-			s.regions = append(s.regions, RegionCount{Code: code, Count: n})
+	s.regions = []RegionCount{{Code: "", Count: int(count(0, 0, s.regIdx[""]))}}
+	if s.regIdx[""] == 0 {
+		s.regions[0].Count = 0
+	}
+	for code, k := range s.regIdx {
+		if n := count(0, 0, k); code != "" && n > 0 {
+			s.regions = append(s.regions, RegionCount{Code: code, Count: int(n)})
 		}
 	}
 	slices.SortFunc(s.regions[1:], func(a, b RegionCount) int {
