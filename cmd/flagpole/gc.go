@@ -9,7 +9,7 @@ import (
 // default (GOGC=100) lets it double: fine for a small heap, but a server
 // holding a million flags (1.5 GB live) would then sit at 3 GB. After each
 // flag load the tuner lets the heap grow by a quarter of its live size,
-// at least minHeadroom: a small heap keeps the default and collects as
+// at least minHeadroom (128 MB): a small heap keeps the default and collects as
 // rarely as ever; a large one collects a little more often (marking it is
 // cheap: the snapshot is a few large arenas) and stays near its live
 // size. An operator's GOGC turns the tuner off.
@@ -19,7 +19,7 @@ type gcTuner struct {
 }
 
 // minHeadroom is the least growth allowed between two collections.
-const minHeadroom = 256 << 20
+const minHeadroom = 128 << 20
 
 func newGCTuner(getenv func(string) string) *gcTuner {
 	return &gcTuner{enabled: getenv("GOGC") == "", last: 100}

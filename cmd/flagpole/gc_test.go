@@ -8,9 +8,10 @@ func TestGCPercent(t *testing.T) {
 		want int
 	}{
 		{1 << 20, 100},   // a tiny heap: the default
-		{160 << 20, 100}, // 100k flags: 256 MB of headroom is more than doubling
-		{512 << 20, 50},  // 256 MB of headroom
-		{1024 << 20, 25}, // a quarter from here on
+		{64 << 20, 100},  // 128 MB of headroom is more than doubling
+		{160 << 20, 80},  // 100k flags: 128 MB
+		{256 << 20, 50},  // 128 MB
+		{512 << 20, 25},  // a quarter from here on
 		{1536 << 20, 25}, // a million flags
 		{64 << 30, 25},
 	} {
