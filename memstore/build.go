@@ -48,6 +48,13 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 				// index are prev's, patched, in time proportional to what
 				// changed rather than to every flag.
 				s.regIdx = prev.regIdx
+				s.attr = prev.attr
+				if len(changed) > 0 {
+					s.attr = slices.Clone(prev.attr)
+					for _, i := range changed {
+						s.attr[i] = s.attrOf(s.flags[i])
+					}
+				}
 				s.patchOrders(prev, changed)
 				s.patchCounts(prev, changed, ch.Aggregates)
 				s.search = prev.search
@@ -67,10 +74,12 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 		}
 	}
 	s.regIdx = map[string]int{}
-	for _, f := range s.flags {
+	s.attr = make([]uint32, len(s.flags))
+	for i, f := range s.flags {
 		if _, ok := s.regIdx[f.Region]; !ok {
 			s.regIdx[f.Region] = len(s.regIdx) + 1
 		}
+		s.attr[i] = s.attrOf(f)
 	}
 	s.buildOrders(prev)
 	if prev != nil && sameTexts(prev, s) {

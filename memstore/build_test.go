@@ -109,7 +109,8 @@ func compareSnapshots(t *testing.T, at string, got, want *Snapshot) {
 	for c := -1; c < NumCategories; c++ {
 		for d := -1; d < int(NumDominants); d++ {
 			for _, r := range []string{"", "TR", "US", "none"} {
-				q := ListQuery{Limit: 1000, HasCategory: c >= 0, HasDominant: d >= 0, HasRegion: r != "none", Region: r}
+				q := ListQuery{Limit: 7, Offset: (c + d + 2) * 3, HasCategory: c >= 0, HasDominant: d >= 0,
+					HasRegion: r != "none", Region: r}
 				if c >= 0 {
 					q.Category = Category(c)
 				}
@@ -118,6 +119,27 @@ func compareSnapshots(t *testing.T, at string, got, want *Snapshot) {
 				}
 				a, an := got.List(q)
 				b, bn := want.List(q)
+				var naive []string // the filters applied to the whole order, by their fields
+				for _, i := range want.all[q.Sort][0] {
+					f := want.flags[i]
+					if (!q.HasCategory || f.Category == q.Category) && (!q.HasDominant || f.Dominant == q.Dominant) &&
+						(!q.HasRegion || f.Region == q.Region) {
+						naive = append(naive, f.ID)
+					}
+				}
+				if bn != len(naive) {
+					t.Fatalf("%s: List(%+v) total %d, want %d", at, q, bn, len(naive))
+				}
+				naive = naive[min(q.Offset, len(naive)):]
+				naive = naive[:min(q.Limit, len(naive))]
+				if len(naive) != len(b) {
+					t.Fatalf("%s: List(%+v) has %d flags, want %d", at, q, len(b), len(naive))
+				}
+				for k := range b {
+					if b[k].ID != naive[k] {
+						t.Fatalf("%s: List(%+v)[%d] = %s, want %s", at, q, k, b[k].ID, naive[k])
+					}
+				}
 				if an != bn || len(a) != len(b) {
 					t.Fatalf("%s: List(%+v) total %d, want %d", at, q, an, bn)
 				}

@@ -26,6 +26,7 @@ type Snapshot struct {
 	byDom    [NumDominants]orderSet
 	byRegion map[string]*orderSet // "" is the world
 	counts   []int32              // flags per filter combination, see countIndex
+	attr     []uint32             // per position: category, colour and region, see attrOf
 	regIdx   map[string]int       // region -> 1.. for countIndex (0 is any region)
 	search   *searchIndex
 	lexicon  *lexicon
@@ -116,25 +117,52 @@ func (s *Snapshot) List(q ListQuery) ([]*Flag, int) {
 		return s.pick(list[q.Offset:end]), len(list)
 	}
 	total := int(s.counts[s.countIndex(cat, dom, reg)])
+	if q.Offset >= total {
+		return nil, total
+	}
+	// Walk the shortest list, matching the other filters on the packed
+	// attributes: no flag is read until the page starts.
 	shortest := slices.MinFunc(lists, func(a, b []int32) int { return cmp.Compare(len(a), len(b)) })
+	var mask, want uint32
+	if q.HasCategory {
+		mask, want = mask|attrCatMask, want|uint32(q.Category)
+	}
+	if q.HasDominant {
+		mask, want = mask|attrDomMask, want|uint32(q.Dominant)<<attrDomShift
+	}
+	if q.HasRegion {
+		mask, want = mask|attrRegMask, want|uint32(reg)<<attrRegShift
+	}
 	var page []*Flag
 	skip := q.Offset
 	for _, i := range shortest {
-		f := s.flags[i]
-		if (q.HasCategory && f.Category != q.Category) || (q.HasDominant && f.Dominant != q.Dominant) ||
-			(q.HasRegion && f.Region != q.Region) {
+		if s.attr[i]&mask != want {
 			continue
 		}
 		if skip > 0 {
 			skip--
 			continue
 		}
-		page = append(page, f)
+		page = append(page, s.flags[i])
 		if len(page) == q.Limit {
 			break
 		}
 	}
 	return page, total
+}
+
+// A flag's filter attributes packed in one word: category in bits 0-3,
+// dominant colour in 4-5, region index (regIdx) from bit 6.
+const (
+	attrCatMask  = 0xF
+	attrDomShift = 4
+	attrDomMask  = 0x3 << attrDomShift
+	attrRegShift = 6
+	attrRegMask  = uint32(0xFFFFFFFF) &^ (1<<attrRegShift - 1)
+)
+
+func (s *Snapshot) attrOf(f *Flag) uint32 {
+	return uint32(f.Category) | uint32(f.Dominant)<<attrDomShift | uint32(s.regIdx[f.Region])<<attrRegShift
 }
 
 func (s *Snapshot) pick(idx []int32) []*Flag {
