@@ -89,6 +89,18 @@ func TestWriters(t *testing.T) {
 			t.Errorf("re-approved: %v/%v", r, g)
 		}
 		windows(1, 1, 1)
+		// The triggers' count of approved flags, which each tick checks its
+		// snapshot against, follows imports and status changes.
+		var kept, counted int
+		if err := e.db.QueryRow("SELECT approved FROM flag_totals").Scan(&kept); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.db.QueryRow("SELECT count(*) FROM flags WHERE status = 'APPROVED'").Scan(&counted); err != nil {
+			t.Fatal(err)
+		}
+		if kept != counted || kept != approved()+1 {
+			t.Errorf("flag_totals.approved %d, count(*) %d, want %d", kept, counted, approved()+1)
+		}
 		// A vote on a flag that is not approved moves nothing visible.
 		e.exec("INSERT INTO votes (flag_id, user_id, color) VALUES (?, ?, ?)", "f14", "u1", "red")
 		e.reload()

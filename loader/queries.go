@@ -103,7 +103,7 @@ func queriesFor(d Dialect) *queries {
 	q := &queries{
 		allApproved:  "SELECT " + cols + " FROM flags" + notIndexed + " WHERE status = 'APPROVED'",
 		changedSince: "SELECT " + cols + " FROM flags WHERE updated_at >= " + ts,
-		approvedN:    "SELECT count(*) FROM flags WHERE status = 'APPROVED'",
+		approvedN:    "SELECT approved FROM flag_totals", // kept by triggers (migration 00003)
 		trendsFrom: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots" + notIndexed + " WHERE day >= " + day +
 			" ORDER BY flag_id, day",
 		dbNow:   "SELECT " + msExpr(d, map[Dialect]string{Postgres: "now()", SQLite: "'now'"}[d]),
