@@ -177,37 +177,30 @@ func (s *Snapshot) patchOrders(prev *Snapshot, changed []int32) {
 			cmp := func(i, j int32) int { return s.compare(srt, desc, i, j) }
 			copy(ins, changed)
 			slices.SortFunc(ins, cmp)
-			s.all[srt][dir] = insertSorted(without(kept, prev.all[srt][dir], out), ins, cmp)
+			// remerge is old without the changed flags, with those of them
+			// that belong in it merged back in.
+			remerge := func(old []int32, belongs func(f *Flag) bool) []int32 {
+				sub = sub[:0]
+				for _, i := range ins {
+					if belongs(s.flags[i]) {
+						sub = append(sub, i)
+					}
+				}
+				return insertSorted(without(kept, old, out), sub, cmp)
+			}
+			s.all[srt][dir] = remerge(prev.all[srt][dir], func(*Flag) bool { return true })
 			for c := range s.byCat {
 				if catHit[c] {
-					sub = sub[:0]
-					for _, i := range ins {
-						if s.flags[i].Category == Category(c) {
-							sub = append(sub, i)
-						}
-					}
-					s.byCat[c][srt][dir] = insertSorted(without(kept, prev.byCat[c][srt][dir], out), sub, cmp)
+					s.byCat[c][srt][dir] = remerge(prev.byCat[c][srt][dir], func(f *Flag) bool { return f.Category == Category(c) })
 				}
 			}
 			for d := range s.byDom {
 				if domHit[d] {
-					sub = sub[:0]
-					for _, i := range ins {
-						if s.flags[i].Dominant == Dominant(d) {
-							sub = append(sub, i)
-						}
-					}
-					s.byDom[d][srt][dir] = insertSorted(without(kept, prev.byDom[d][srt][dir], out), sub, cmp)
+					s.byDom[d][srt][dir] = remerge(prev.byDom[d][srt][dir], func(f *Flag) bool { return f.Dominant == Dominant(d) })
 				}
 			}
 			for r := range regHit {
-				sub = sub[:0]
-				for _, i := range ins {
-					if s.flags[i].Region == r {
-						sub = append(sub, i)
-					}
-				}
-				s.byRegion[r][srt][dir] = insertSorted(without(kept, prev.byRegion[r][srt][dir], out), sub, cmp)
+				s.byRegion[r][srt][dir] = remerge(prev.byRegion[r][srt][dir], func(f *Flag) bool { return f.Region == r })
 			}
 		}
 	}
@@ -519,10 +512,11 @@ func (s *Snapshot) deriveStats(agg Aggregates, votes int64) {
 	st.TopCategories = s.categories[:5]
 	s.stats = st
 
-	s.regions = []RegionCount{{Code: "", Count: int(count(0, 0, s.regIdx[""]))}}
-	if s.regIdx[""] == 0 {
-		s.regions[0].Count = 0
+	world := 0 // the world region is listed first, even with no flag
+	if k, ok := s.regIdx[""]; ok {
+		world = int(count(0, 0, k))
 	}
+	s.regions = []RegionCount{{Code: "", Count: world}}
 	for code, k := range s.regIdx {
 		if n := count(0, 0, k); code != "" && n > 0 {
 			s.regions = append(s.regions, RegionCount{Code: code, Count: int(n)})
