@@ -1,11 +1,15 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"cmp"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -504,6 +508,17 @@ func TestHeadETagGzip(t *testing.T) {
 	plain := e.get("/api/public/flags?limit=100")
 	if plain.header.Get("ETag") != r.header.Get("ETag") {
 		t.Error("the same representation must keep one ETag whatever its encoding")
+	}
+	// The compressed body is whole, its own length, and the same document.
+	if r.header.Get("Content-Length") != strconv.Itoa(len(r.body)) {
+		t.Errorf("gzip Content-Length %q for %d bytes", r.header.Get("Content-Length"), len(r.body))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(r.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unzipped, err := io.ReadAll(zr); err != nil || !bytes.Equal(unzipped, plain.body) {
+		t.Errorf("gzip body does not inflate to the plain one (err %v)", err)
 	}
 	if r := e.get("/api/public/flags?limit=100", "Accept-Encoding: gzip;q=0"); r.header.Get("Content-Encoding") != "" {
 		t.Error("gzip;q=0 refuses gzip")
