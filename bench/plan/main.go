@@ -156,28 +156,20 @@ func main() {
 			sortPages = append(sortPages, p)
 		}
 	}
+	// bySort is one filter's values, each with every sort.
+	bySort := func(param string, values []string) []string {
+		var ps []string
+		for _, v := range values {
+			for _, s := range sorts {
+				ps = append(ps, api+"/flags?"+param+"="+v+"&sort="+s)
+			}
+		}
+		return ps
+	}
+	add("flags-category", false, bySort("category", categories)...)
+	add("flags-region", false, bySort("region", regions)...)
+	add("flags-dominant", false, bySort("dominant", dominants)...)
 	var ps []string
-	for _, c := range categories {
-		for _, s := range sorts {
-			ps = append(ps, api+"/flags?category="+c+"&sort="+s)
-		}
-	}
-	add("flags-category", false, ps...)
-	ps = nil
-	for _, r := range regions {
-		for _, s := range sorts {
-			ps = append(ps, api+"/flags?region="+r+"&sort="+s)
-		}
-	}
-	add("flags-region", false, ps...)
-	ps = nil
-	for _, d := range dominants {
-		for _, s := range sorts {
-			ps = append(ps, api+"/flags?dominant="+d+"&sort="+s)
-		}
-	}
-	add("flags-dominant", false, ps...)
-	ps = nil
 	for _, c := range categories {
 		for _, d := range dominants {
 			for _, r := range regions[:min(2, len(regions))] {
