@@ -126,7 +126,15 @@ func (db *DB) Import(ctx context.Context, r io.Reader, progress func(lines int))
 
 // Export writes every flag, whatever its status, with all its stored
 // snapshots, as JSON Lines ordered by id: the format Import reads.
-func (db *DB) Export(ctx context.Context, w io.Writer, progress func(flags int)) (int, error) {
+// progress, when not nil, is told the flags written so far and the number
+// of flags counted before the export began.
+func (db *DB) Export(ctx context.Context, w io.Writer, progress func(done, total int)) (int, error) {
+	total := 0
+	if progress != nil {
+		if err := db.GetContext(ctx, &total, "SELECT count(*) FROM flags"); err != nil {
+			return 0, fmt.Errorf("export: %w", err)
+		}
+	}
 	cols := strings.Replace(strings.Replace(db.q.allApproved, " WHERE status = 'APPROVED'", "", 1), " NOT INDEXED", "", 1) + " ORDER BY id" + byteOrder(db.Dialect)
 	rows, err := db.QueryContext(ctx, cols)
 	if err != nil {
@@ -176,7 +184,7 @@ func (db *DB) Export(ctx context.Context, w io.Writer, progress func(flags int))
 		}
 		n++
 		if progress != nil {
-			progress(n)
+			progress(n, max(total, n))
 		}
 	}
 	if err := rows.Err(); err != nil {

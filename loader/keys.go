@@ -126,3 +126,20 @@ func (db *DB) RevokeKey(ctx context.Context, id string) error {
 	}
 	return nil
 }
+
+// ActiveKeysNamed lists the keys not revoked that are called name, oldest
+// first: a name is a label for people, so a second key of the same name is
+// allowed (rotation), and the command line warns of it.
+func (db *DB) ActiveKeysNamed(ctx context.Context, name string) ([]APIKey, error) {
+	keys, err := db.ListKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []APIKey
+	for _, k := range keys {
+		if k.Name == name && k.RevokedAt == nil {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}

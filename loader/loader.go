@@ -12,7 +12,6 @@ import (
 
 	"github.com/robfig/cron/v3"
 
-	"github.com/flagpole/flagpole/config"
 	"github.com/flagpole/flagpole/memstore"
 )
 
@@ -260,17 +259,9 @@ func (l *Loader) LoadKeys(ctx context.Context) error {
 }
 
 // Run loads flags and keys once, retrying until ctx ends, then keeps
-// loading on the two schedules until ctx is done. ready is called after
-// the first successful flag load.
-func (l *Loader) Run(ctx context.Context, flagSpec, keySpec string, ready func()) error {
-	fs, err := config.ParseSchedule(flagSpec)
-	if err != nil {
-		return fmt.Errorf("refresh schedule %q: %w", flagSpec, err)
-	}
-	ks, err := config.ParseSchedule(keySpec)
-	if err != nil {
-		return fmt.Errorf("key refresh schedule %q: %w", keySpec, err)
-	}
+// loading on the two schedules (parsed by package config) until ctx is
+// done. ready is called after the first successful flag load.
+func (l *Loader) Run(ctx context.Context, fs, ks cron.Schedule, ready func()) error {
 	c := cron.New(cron.WithLocation(time.UTC),
 		cron.WithChain(cron.SkipIfStillRunning(cron.DiscardLogger)))
 	c.Schedule(ks, cron.FuncJob(func() { l.logErr(withTimeout(ctx, time.Minute, l.LoadKeys), "key load failed") }))

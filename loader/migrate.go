@@ -19,9 +19,16 @@ var migrations embed.FS
 // start at once: on PostgreSQL they queue on an advisory lock, on SQLite on
 // a lock file beside the database, and only the first applies anything.
 func (db *DB) Migrate(ctx context.Context) error {
+	_, err := db.MigrateUp(ctx)
+	return err
+}
+
+// MigrateUp is Migrate that also tells the versions it applied, oldest
+// first; none when the schema was up to date.
+func (db *DB) MigrateUp(ctx context.Context) ([]int64, error) {
 	dir, err := fs.Sub(migrations, "migrations/"+string(db.Dialect))
 	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return nil, fmt.Errorf("migrate: %w", err)
 	}
 	var opts []goose.ProviderOption
 	dialect := goose.DialectSQLite3
@@ -29,24 +36,29 @@ func (db *DB) Migrate(ctx context.Context) error {
 		dialect = goose.DialectPostgres
 		locker, err := lock.NewPostgresSessionLocker()
 		if err != nil {
-			return fmt.Errorf("migrate: %w", err)
+			return nil, fmt.Errorf("migrate: %w", err)
 		}
 		opts = append(opts, goose.WithSessionLocker(locker))
 	} else {
 		unlock, err := lockFile(db.Path + ".migrate-lock")
 		if err != nil {
-			return fmt.Errorf("migrate: %w", err)
+			return nil, fmt.Errorf("migrate: %w", err)
 		}
 		defer unlock()
 	}
 	p, err := goose.NewProvider(dialect, db.DB.DB, dir, opts...)
 	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return nil, fmt.Errorf("migrate: %w", err)
 	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
+	res, err := p.Up(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
 	}
-	return nil
+	applied := make([]int64, len(res))
+	for i, r := range res {
+		applied[i] = r.Source.Version
+	}
+	return applied, nil
 }
 
 // lockFile takes an exclusive lock on path, waiting for other holders.

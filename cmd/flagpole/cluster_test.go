@@ -141,7 +141,7 @@ func TestCluster(t *testing.T) {
 		// fallback a busy machine would trigger (faults_test.go covers that).
 		procs = append(procs, startProc(t, "--db", dbURL, "--redis", redisURL, "--redis-prefix", prefix, "--redis-timeout", "2s",
 			"--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0", "--refresh", "@every 1s", "--key-refresh", "@every 1s",
-			"--access-log", "false", "--snapshot-daily", "false"))
+			"--access-log=false", "--snapshot-daily=false"))
 	}
 	for _, p := range procs {
 		p.wait(t)

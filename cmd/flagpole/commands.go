@@ -8,80 +8,151 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"text/tabwriter"
+	"strings"
 	"time"
 
 	"github.com/flagpole/flagpole/config"
 	"github.com/flagpole/flagpole/loader"
 )
 
-// parse parses a command's flags and resolves its configuration.
-func parse(fs *flag.FlagSet, args []string, stderr io.Writer, getenv env) (config.Config, error) {
-	fs.SetOutput(io.Discard) // errors are one line, from main; -h prints the flags below
+// newFlagSet is a command's flag set with the settings of scope. name is
+// a key of synopses.
+func newFlagSet(name string, scope config.Scope) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are one line, from main; -h prints with config.PrintFlags
+	config.Bind(fs, scope)
+	return fs
+}
+
+// parse parses a command's flags and resolves its configuration. -h
+// prints the command's usage on stdout and returns flag.ErrHelp, which
+// run turns into success.
+func parse(fs *flag.FlagSet, args []string, stdout io.Writer, getenv env) (config.Config, error) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stderr)
-			fmt.Fprintf(stderr, "usage of %s:\n", fs.Name())
-			fs.PrintDefaults()
+			fmt.Fprintf(stdout, "usage: %s\n\n", synopses[fs.Name()])
+			config.PrintFlags(stdout, fs)
 		}
+		return config.Config{}, fmt.Errorf("%s: %w", fs.Name(), err)
+	}
+	if err := strayBoolValue(fs, args); err != nil {
 		return config.Config{}, err
 	}
 	return config.Resolve(fs, getenv)
 }
 
-// noArgs refuses positional arguments to a command that takes none.
-func noArgs(fs *flag.FlagSet) error {
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+// strayBoolValue explains `--access-log false`: a bool flag alone means
+// true, so the false that follows it is an argument, which no command
+// takes there.
+func strayBoolValue(fs *flag.FlagSet, args []string) error {
+	n := len(args) - fs.NArg()
+	if fs.NArg() == 0 || n == 0 || (fs.Arg(0) != "true" && fs.Arg(0) != "false") {
+		return nil
+	}
+	name := strings.TrimLeft(args[n-1], "-")
+	if f := fs.Lookup(name); f != nil && !strings.Contains(name, "=") && isBoolFlag(f) {
+		return fmt.Errorf("%s: --%s takes no separate value: write --%s=%s", fs.Name(), name, name, fs.Arg(0))
 	}
 	return nil
 }
 
-func newFlagSet(name string, keys ...string) *flag.FlagSet {
-	fs := flag.NewFlagSet("flagpole "+name, flag.ContinueOnError)
-	config.Bind(fs, keys...)
-	return fs
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
-func runMigrate(ctx context.Context, args []string, stderr io.Writer, getenv env) error {
-	fs := newFlagSet("migrate", "db")
-	cfg, err := parse(fs, args, stderr, getenv)
+// positional checks a command's arguments after its flags: at least min,
+// at most max. want says what the command takes, for the error.
+func positional(fs *flag.FlagSet, min, max int, want string) error {
+	for _, a := range fs.Args() {
+		if strings.HasPrefix(a, "-") && a != "-" {
+			return fmt.Errorf("%s: %q comes after the arguments: put the flags first (%s)", fs.Name(), a, synopses[fs.Name()])
+		}
+	}
+	switch {
+	case fs.NArg() > max && max == 0:
+		return fmt.Errorf("%s: unexpected argument %q: it takes none (%s)", fs.Name(), fs.Arg(0), synopses[fs.Name()])
+	case fs.NArg() > max, fs.NArg() < min:
+		return fmt.Errorf("%s: %s (%s)", fs.Name(), want, synopses[fs.Name()])
+	}
+	return nil
+}
+
+// requireDatabase refuses a SQLite file that does not exist, so that a
+// mistyped --db is an error instead of a new empty database. Only serve
+// --demo, migrate, seed and import create one.
+func requireDatabase(url string) error {
+	d, path, err := loader.ParseURL(url)
+	if err != nil || d != loader.SQLite {
+		return nil // Open reports a bad URL; PostgreSQL databases are made by their server
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("no database at %s: the SQLite file does not exist (check --db; migrate, seed and import create one)", path)
+	}
+	return nil
+}
+
+// openDatabase opens and migrates the database of url; create says
+// whether the command may create a SQLite file.
+func openDatabase(ctx context.Context, url string, create bool) (*loader.DB, error) {
+	if !create {
+		if err := requireDatabase(url); err != nil {
+			return nil, err
+		}
+	}
+	return loader.OpenMigrated(ctx, url)
+}
+
+func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) error {
+	fs := newFlagSet("migrate", config.Database)
+	cfg, err := parse(fs, args, stdout, getenv)
 	if err != nil {
 		return err
 	}
-	if err := noArgs(fs); err != nil {
+	if err := positional(fs, 0, 0, ""); err != nil {
 		return err
 	}
-	db, err := loader.OpenMigrated(ctx, cfg.DB)
+	db, err := loader.Open(ctx, cfg.DB)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	fmt.Fprintln(stderr, "schema is up to date")
+	applied, err := db.MigrateUp(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(applied) == 0:
+		fmt.Fprintln(stderr, "migrate: the schema is up to date; nothing to apply")
+	case applied[0] == 1:
+		fmt.Fprintf(stderr, "migrate: created the schema (migrations 1 to %d)\n", applied[len(applied)-1])
+	default:
+		fmt.Fprintf(stderr, "migrate: applied migrations %d to %d\n", applied[0], applied[len(applied)-1])
+	}
 	return nil
 }
 
-func runSeed(ctx context.Context, args []string, stderr io.Writer, getenv env) error {
-	fs := newFlagSet("seed", "db")
+func runSeed(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) error {
+	fs := newFlagSet("seed", config.Database)
 	flags := fs.Int("flags", 2000, "number of flags")
 	users := fs.Int("users", 500, "number of users")
 	days := fs.Int("days", 90, "days of daily snapshots")
 	seed := fs.Uint64("seed", 1, "random seed; the same seed gives the same data")
-	cfg, err := parse(fs, args, stderr, getenv)
+	cfg, err := parse(fs, args, stdout, getenv)
 	if err != nil {
 		return err
 	}
-	if err := noArgs(fs); err != nil {
+	if err := positional(fs, 0, 0, ""); err != nil {
 		return err
 	}
-	db, err := loader.OpenMigrated(ctx, cfg.DB)
+	db, err := openDatabase(ctx, cfg.DB, true)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	p := newProgress(stderr, "seed", "flags")
 	err = db.Seed(ctx, loader.SeedOptions{Flags: *flags, Users: *users, Days: *days, Seed: *seed,
-		Progress: func(done, total int) { p.update(done, total) }})
+		Progress: p.count})
 	p.done()
 	if err != nil {
 		return err
@@ -90,14 +161,14 @@ func runSeed(ctx context.Context, args []string, stderr io.Writer, getenv env) e
 	return nil
 }
 
-func runImport(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer, getenv env) error {
-	fs := newFlagSet("import", "db")
-	cfg, err := parse(fs, args, stderr, getenv)
+func runImport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv env) error {
+	fs := newFlagSet("import", config.Database)
+	cfg, err := parse(fs, args, stdout, getenv)
 	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return errors.New("import: name one FILE, or - for standard input")
+	if err := positional(fs, 1, 1, "name one FILE, or - for standard input"); err != nil {
+		return err
 	}
 	in := stdin
 	if name := fs.Arg(0); name != "-" {
@@ -108,13 +179,14 @@ func runImport(ctx context.Context, args []string, stdin io.Reader, stderr io.Wr
 		defer f.Close()
 		in = f
 	}
-	db, err := loader.OpenMigrated(ctx, cfg.DB)
+	db, err := openDatabase(ctx, cfg.DB, true)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	p := newProgress(stderr, "import", "lines")
-	n, err := db.Import(ctx, in, func(lines int) { p.update(lines, 0) })
+	r := newCountingReader(in)
+	n, err := db.Import(ctx, r, func(lines int) { p.share(lines, r.read, r.size) })
 	p.done()
 	if err != nil {
 		return fmt.Errorf("import: nothing written: %w", err)
@@ -124,25 +196,30 @@ func runImport(ctx context.Context, args []string, stdin io.Reader, stderr io.Wr
 }
 
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) error {
-	fs := newFlagSet("export", "db")
-	cfg, err := parse(fs, args, stderr, getenv)
+	fs := newFlagSet("export", config.Database)
+	force := fs.Bool("force", false, "replace FILE when it exists")
+	cfg, err := parse(fs, args, stdout, getenv)
 	if err != nil {
 		return err
 	}
-	if fs.NArg() > 1 {
-		return errors.New("export: name at most one FILE, or - for standard output")
+	if err := positional(fs, 0, 1, "name at most one FILE, or - for standard output"); err != nil {
+		return err
 	}
-	db, err := loader.OpenMigrated(ctx, cfg.DB)
+	name := fs.Arg(0)
+	if err := checkTarget(name, *force); err != nil {
+		return err
+	}
+	db, err := openDatabase(ctx, cfg.DB, false)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	out, commit, err := output(fs.Arg(0), stdout)
+	out, commit, err := output(name, *force, stdout)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	p := newProgress(stderr, "export", "flags")
-	n, err := db.Export(ctx, out, func(done int) { p.update(done, 0) })
+	n, err := db.Export(ctx, out, p.count)
 	p.done()
 	if err = commit(err); err != nil {
 		return err
@@ -151,23 +228,70 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	return nil
 }
 
-func runSnapshot(ctx context.Context, args []string, stderr io.Writer, getenv env) error {
-	fs := newFlagSet("snapshot", "db")
-	dayFlag := fs.String("day", "", "the UTC day to record, YYYY-MM-DD (default today)")
-	cfg, err := parse(fs, args, stderr, getenv)
+// checkTarget refuses to export over an existing file unless force, and
+// over a directory always, before any work is done.
+func checkTarget(name string, force bool) error {
+	if name == "" || name == "-" {
+		return nil
+	}
+	st, err := os.Stat(name)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("export: %w", err)
+	case st.IsDir():
+		return fmt.Errorf("export: %s is a directory; name a file", name)
+	case !force:
+		return fmt.Errorf("export: %s exists; add --force to replace it", name)
+	}
+	return nil
+}
+
+// output opens where export writes: standard output for "" or "-", else a
+// temporary file beside name that commit renames over it only when the
+// export succeeded, so a failed export leaves an existing file as it was.
+// Without force, commit refuses a name that appeared meanwhile.
+func output(name string, force bool, stdout io.Writer) (io.Writer, func(error) error, error) {
+	if name == "" || name == "-" {
+		return stdout, func(err error) error { return err }, nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
+	if err != nil {
+		return nil, nil, err
+	}
+	return tmp, func(err error) error {
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = checkTarget(name, force)
+		}
+		if err == nil {
+			err = os.Rename(tmp.Name(), name)
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+		}
+		return err
+	}, nil
+}
+
+func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) error {
+	fs := newFlagSet("snapshot", config.Database)
+	dayFlag := fs.String("day", "", "the UTC day to record, YYYY-MM-DD; only today is accepted")
+	cfg, err := parse(fs, args, stdout, getenv)
 	if err != nil {
 		return err
 	}
-	if err := noArgs(fs); err != nil {
+	if err := positional(fs, 0, 0, ""); err != nil {
 		return err
 	}
-	day := time.Now().UTC()
-	if *dayFlag != "" {
-		if day, err = time.Parse(time.DateOnly, *dayFlag); err != nil {
-			return fmt.Errorf("snapshot: --day %q: want YYYY-MM-DD", *dayFlag)
-		}
+	day, err := snapshotDay(*dayFlag, time.Now())
+	if err != nil {
+		return err
 	}
-	db, err := loader.OpenMigrated(ctx, cfg.DB)
+	db, err := openDatabase(ctx, cfg.DB, false)
 	if err != nil {
 		return err
 	}
@@ -184,120 +308,27 @@ func runSnapshot(ctx context.Context, args []string, stderr io.Writer, getenv en
 	return nil
 }
 
-func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) error {
-	if len(args) == 0 {
-		return errors.New("keys: want create, list or revoke")
+// snapshotDay reads --day. A snapshot records the counters as they are
+// when it runs, so only today (UTC) can be recorded: a past day's
+// counters cannot be rebuilt from the votes (a changed vote keeps only its
+// last colour, a removed vote leaves no row, imported counts have no votes
+// at all), and writing today's under a past day would make its trend
+// jump; a future day has no counters yet.
+func snapshotDay(text string, now time.Time) (time.Time, error) {
+	today := now.UTC().Truncate(24 * time.Hour)
+	if text == "" {
+		return today, nil
 	}
-	switch args[0] {
-	case "create":
-		fs := newFlagSet("keys create", "db")
-		name := fs.String("name", "", "a name for the key (required)")
-		user := fs.String("user", "", "the id of the user who owns the key")
-		limit := fs.Int("limit", 0, "requests per minute for this key (default: the service's rate_limit)")
-		cfg, err := parse(fs, args[1:], stderr, getenv)
-		if err != nil {
-			return err
-		}
-		if err := noArgs(fs); err != nil {
-			return err
-		}
-		if *name == "" {
-			return errors.New("keys create: --name is required")
-		}
-		limitSet := false
-		fs.Visit(func(f *flag.Flag) { limitSet = limitSet || f.Name == "limit" })
-		if *limit < 0 || (limitSet && *limit == 0) {
-			return errors.New("keys create: --limit must be a positive number of requests per minute")
-		}
-		db, err := loader.OpenMigrated(ctx, cfg.DB)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		secret, k, err := db.CreateKey(ctx, *name, *user, *limit)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "created key %s (%s); it is shown once, here:\n", k.ID, k.Name)
-		fmt.Fprintln(stdout, secret)
-		return nil
-	case "list":
-		fs := newFlagSet("keys list", "db")
-		cfg, err := parse(fs, args[1:], stderr, getenv)
-		if err != nil {
-			return err
-		}
-		if err := noArgs(fs); err != nil {
-			return err
-		}
-		db, err := loader.OpenMigrated(ctx, cfg.DB)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		keys, err := db.ListKeys(ctx)
-		if err != nil {
-			return err
-		}
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tPREFIX\tNAME\tUSER\tLIMIT\tCREATED\tREVOKED")
-		for _, k := range keys {
-			limit, revoked := "default", "-"
-			if k.Limit > 0 {
-				limit = fmt.Sprint(k.Limit)
-			}
-			if k.RevokedAt != nil {
-				revoked = k.RevokedAt.Format(time.RFC3339)
-			}
-			fmt.Fprintf(tw, "%s\t%s…\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Prefix, k.Name, k.UserID, limit,
-				k.CreatedAt.Format(time.RFC3339), revoked)
-		}
-		return tw.Flush()
-	case "revoke":
-		fs := newFlagSet("keys revoke", "db")
-		cfg, err := parse(fs, args[1:], stderr, getenv)
-		if err != nil {
-			return err
-		}
-		if fs.NArg() != 1 {
-			return errors.New("keys revoke: name one key ID (see keys list)")
-		}
-		db, err := loader.OpenMigrated(ctx, cfg.DB)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		if err := db.RevokeKey(ctx, fs.Arg(0)); err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "revoked %s; every instance refuses it after its next key load\n", fs.Arg(0))
-		return nil
-	default:
-		return fmt.Errorf("keys: unknown subcommand %q: want create, list or revoke", args[0])
-	}
-}
-
-// output opens where export writes: standard output for "" or "-", else a
-// temporary file beside name that commit renames over it only when the
-// export succeeded, so a failed export leaves an existing file as it was.
-func output(name string, stdout io.Writer) (io.Writer, func(error) error, error) {
-	if name == "" || name == "-" {
-		return stdout, func(err error) error { return err }, nil
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
+	day, err := time.Parse(time.DateOnly, text)
 	if err != nil {
-		return nil, nil, err
+		return time.Time{}, fmt.Errorf("snapshot: --day %q: want YYYY-MM-DD", text)
 	}
-	return tmp, func(err error) error {
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp.Name(), name)
-		}
-		if err != nil {
-			os.Remove(tmp.Name())
-		}
-		return err
-	}, nil
+	switch {
+	case day.Before(today):
+		return time.Time{}, fmt.Errorf("snapshot: --day %s is past (today is %s UTC): a snapshot records the counters as they are now, "+
+			"and a past day's cannot be rebuilt from the votes; nothing written", text, today.Format(time.DateOnly))
+	case day.After(today):
+		return time.Time{}, fmt.Errorf("snapshot: --day %s is in the future (today is %s UTC); nothing written", text, today.Format(time.DateOnly))
+	}
+	return day, nil
 }

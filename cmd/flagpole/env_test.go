@@ -134,7 +134,7 @@ func TestEnvironmentAddr(t *testing.T) {
 		{"--addr over a bad FLAGPOLE_ADDR", map[string]string{"FLAGPOLE_ADDR": "256.1.2.3:99999"}, []string{"--addr", "127.0.0.1:0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := startServe(t, mapEnv(tc.env), append([]string{"--db", db, "--access-log", "false"}, tc.args...)...)
+			s := startServe(t, mapEnv(tc.env), append([]string{"--db", db, "--access-log=false"}, tc.args...)...)
 			m := s.waitFor(t, "its listen address", 60*time.Second, func() []string {
 				return listening.FindStringSubmatch(s.stderr.String())
 			})

@@ -56,7 +56,7 @@ func TestPostgresOutage(t *testing.T) {
 	key := strings.TrimSpace(mustRun(t, "keys", "create", "--db", dbURL, "--name", "outage", "--limit", "100000"))
 	proxied, proxy := viaProxy(t, dbURL)
 	s := startServe(t, noEnv, "--db", proxied, "--addr", "127.0.0.1:0", "--refresh", "@every 1s",
-		"--key-refresh", "@every 1s", "--max-snapshot-age", "3s", "--access-log", "false", "--snapshot-daily", "false")
+		"--key-refresh", "@every 1s", "--max-snapshot-age", "3s", "--access-log=false", "--snapshot-daily=false")
 	base := listenAddr(t, s)
 	waitReady(t, s, base)
 	paths := []string{"/api/public/flags", "/api/public/stats", "/api/public/categories", "/api/public/regions",
@@ -126,7 +126,7 @@ func TestRedisOutage(t *testing.T) {
 	mustRun(t, "seed", "--db", dbURL, "--flags", "20", "--users", "5", "--days", "2")
 	key := strings.TrimSpace(mustRun(t, "keys", "create", "--db", dbURL, "--name", "redis", "--limit", "1000"))
 	s := startServe(t, noEnv, "--db", dbURL, "--addr", "127.0.0.1:0", "--redis", proxied, "--redis-prefix", redisPrefix(),
-		"--redis-timeout", "100ms", "--access-log", "false", "--snapshot-daily", "false")
+		"--redis-timeout", "100ms", "--access-log=false", "--snapshot-daily=false")
 	base := listenAddr(t, s)
 	waitReady(t, s, base)
 	shared := func() bool {

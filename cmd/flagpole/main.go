@@ -19,23 +19,34 @@ const usage = `usage: flagpole <command> [flags]
 
 commands:
   serve     serve the API (--demo seeds an empty database and prints a key)
-  migrate   bring the database schema up to date
+  migrate   create the database, or bring its schema up to date
   seed      write the deterministic demo data set into an empty database
   import    read flags as JSON Lines (FILE or -), all or nothing
   export    write every flag as JSON Lines (FILE or -, default -)
-  snapshot  record today's (or --day's) trend snapshot, once per day
+  snapshot  record today's trend snapshot (UTC), once per day
   keys      create, list or revoke API keys
 
-Run flagpole <command> -h for the flags of a command.
+Run flagpole <command> -h (or flagpole help <command>) for the flags of a command.
 `
+
+// synopses say how each command is called, for its -h.
+var synopses = map[string]string{
+	"serve":       "flagpole serve [flags]",
+	"migrate":     "flagpole migrate [flags]",
+	"seed":        "flagpole seed [flags]",
+	"import":      "flagpole import [flags] FILE|-",
+	"export":      "flagpole export [flags] [FILE|-]",
+	"snapshot":    "flagpole snapshot [flags]",
+	"keys":        "flagpole keys create|list|revoke [flags]",
+	"keys create": "flagpole keys create --name NAME [flags]",
+	"keys list":   "flagpole keys list [flags]",
+	"keys revoke": "flagpole keys revoke [flags] KEY_ID",
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return // -h: the flags were printed
-		}
 		msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 		fmt.Fprintln(os.Stderr, "flagpole:", msg)
 		os.Exit(1)
@@ -45,8 +56,18 @@ func main() {
 // env is how commands read the environment: os.Getenv, or a map in tests.
 type env func(string) string
 
-// run dispatches a command line; it is main without the process around it.
+// run dispatches a command line; it is main without the process around
+// it. A request for help (-h, --help, help) prints to stdout and is no
+// error.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv env) error {
+	err := dispatch(ctx, args, stdin, stdout, stderr, getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
+}
+
+func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv env) error {
 	if len(args) == 0 {
 		return errors.New("a command is required (flagpole help lists them)")
 	}
@@ -55,20 +76,26 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "serve":
 		return runServe(ctx, rest, stdout, stderr, getenv)
 	case "migrate":
-		return runMigrate(ctx, rest, stderr, getenv)
+		return runMigrate(ctx, rest, stdout, stderr, getenv)
 	case "seed":
-		return runSeed(ctx, rest, stderr, getenv)
+		return runSeed(ctx, rest, stdout, stderr, getenv)
 	case "import":
-		return runImport(ctx, rest, stdin, stderr, getenv)
+		return runImport(ctx, rest, stdin, stdout, stderr, getenv)
 	case "export":
 		return runExport(ctx, rest, stdout, stderr, getenv)
 	case "snapshot":
-		return runSnapshot(ctx, rest, stderr, getenv)
+		return runSnapshot(ctx, rest, stdout, stderr, getenv)
 	case "keys":
 		return runKeys(ctx, rest, stdout, stderr, getenv)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
+	case "help", "-h", "-help", "--help":
+		if len(rest) == 0 {
+			fmt.Fprint(stdout, usage)
+			return nil
+		}
+		if _, ok := synopses[strings.Join(rest, " ")]; !ok {
+			return fmt.Errorf("help: unknown command %q (flagpole help lists them)", strings.Join(rest, " "))
+		}
+		return dispatch(ctx, append(rest[:len(rest):len(rest)], "-h"), stdin, stdout, stderr, getenv)
 	default:
 		return fmt.Errorf("unknown command %q (flagpole help lists them)", cmd)
 	}

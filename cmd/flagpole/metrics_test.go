@@ -32,7 +32,7 @@ func TestMetrics(t *testing.T) {
 	mustRun(t, "seed", "--db", dbURL, "--flags", "20", "--users", "5", "--days", "2")
 	key := strings.TrimSpace(mustRun(t, "keys", "create", "--db", dbURL, "--name", "m"))
 	s := startServe(t, noEnv, "--db", dbURL, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0",
-		"--access-log", "true", "--snapshot-daily", "false")
+		"--access-log", "--snapshot-daily=false")
 	base := listenAddr(t, s)
 	admin := "http://" + regexp.MustCompile(`"admin_addr":"([^"]+)"`).FindStringSubmatch(s.stderr.String())[1]
 	waitReady(t, s, base)

@@ -26,7 +26,7 @@ func TestReadReplica(t *testing.T) {
 	key := strings.TrimSpace(mustRun(t, "keys", "create", "--db", replica, "--name", "replicated"))
 
 	s := startServe(t, noEnv, "--db", primary, "--db-replica", replica, "--addr", "127.0.0.1:0",
-		"--access-log", "false", "--snapshot-daily", "false")
+		"--access-log=false", "--snapshot-daily=false")
 	base := listenAddr(t, s)
 	waitReady(t, s, base)
 	if st, _ := get(t, base+"/api/public/flag/only-on-replica", key); st != 200 {

@@ -11,8 +11,10 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/robfig/cron/v3"
@@ -25,20 +27,55 @@ import (
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) error {
-	fs := newFlagSet("serve", "db", "db_replica", "addr", "admin_addr", "redis", "refresh", "key_refresh",
-		"rate_limit", "cache_mb", "max_snapshot_age", "full_reload", "log_format", "access_log", "redis_prefix",
-		"redis_timeout", "snapshot_daily")
-	demo := fs.Bool("demo", false, "on an empty database, seed the demo data, create a key and print it")
-	cfg, err := parse(fs, args, stderr, getenv)
+	fs := newFlagSet("serve", config.Serve)
+	demo := fs.Bool("demo", false, "on an empty database (created if need be), seed the demo data, create a key and print it")
+	cfg, err := parse(fs, args, stdout, getenv)
 	if err != nil {
 		return err
 	}
+	if err := positional(fs, 0, 0, ""); err != nil {
+		return err
+	}
+	if !*demo {
+		if err := requireDatabase(cfg.DB); err != nil {
+			return err
+		}
+	}
+	if cfg.DBReplica != "" {
+		if err := requireDatabase(cfg.DBReplica); err != nil {
+			return err
+		}
+	}
+	cfg.LogFormat = logFormat(cfg.LogFormat, stderr)
 	p, err := newProgram(ctx, cfg, *demo, stdout, stderr)
 	if err != nil {
 		return err
 	}
 	defer p.Close()
+	if p.banner != "" {
+		bctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-p.Ready():
+				fmt.Fprint(stdout, p.banner)
+			case <-bctx.Done():
+			}
+		}()
+	}
 	return p.Run(ctx)
+}
+
+// logFormat resolves log_format auto: text when standard error is a
+// terminal, where a person reads it, JSON otherwise.
+func logFormat(format string, stderr io.Writer) string {
+	if format != "auto" {
+		return format
+	}
+	if terminal(stderr) {
+		return "text"
+	}
+	return "json"
 }
 
 // program is a running `flagpole serve`: its database, store, loader and
@@ -57,6 +94,7 @@ type program struct {
 	limiter *ratelimit.Fallback
 	ready   chan struct{}
 	reg     *prometheus.Registry
+	banner  string // --demo: the new key and how to use it, shown again once ready
 }
 
 func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
@@ -146,7 +184,7 @@ func (p *program) seedDemo(ctx context.Context, stdout, stderr io.Writer) error 
 	fmt.Fprintln(stderr, "demo: seeding the demo data set...")
 	prog := newProgress(stderr, "seed", "flags")
 	err := p.db.Seed(ctx, loader.SeedOptions{Flags: 2000, Users: 500, Days: 90, Seed: 1,
-		Progress: func(d, t int) { prog.update(d, t) }})
+		Progress: prog.count})
 	prog.done()
 	if err != nil {
 		return err
@@ -155,10 +193,24 @@ func (p *program) seedDemo(ctx context.Context, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nflagpole demo: 2000 flags seeded. Your API key (shown once):\n\n  %s\n\nTry:\n\n  curl -H 'Authorization: Bearer %s' 'http://%s/api/public/flags?limit=2'\n\n"+
-		"Explorer: http://%s/ (paste the key)   Reference: http://%s/api/public/docs\n\n",
-		secret, secret, p.ln.Addr(), p.ln.Addr(), p.ln.Addr())
+	addr := p.ln.Addr().String()
+	curl := fmt.Sprintf("curl -H 'Authorization: Bearer %s' 'http://%s/api/public/flags?limit=2'", secret, addr)
+	fmt.Fprintf(stdout, "\nflagpole demo: 2000 flags seeded. Your API key (only its hash is stored: copy it now):\n\n  %s\n\nTry:\n\n  %s\n\n"+
+		"Explorer: http://%s/ (paste the key)   Reference: http://%s/api/public/docs\n\n", secret, curl, addr, addr)
+	p.banner = box("flagpole demo is ready. Your API key (only its hash is stored: copy it now):", "", "  "+secret, "", "Try:", "  "+curl, "",
+		fmt.Sprintf("Explorer: http://%s/   Reference: http://%s/api/public/docs", addr, addr))
 	return nil
+}
+
+// box frames lines between two rules, without side borders, so that a
+// line copied from it is exactly the command.
+func box(lines ...string) string {
+	width := 0
+	for _, l := range lines {
+		width = max(width, utf8.RuneCountInString(l))
+	}
+	rule := strings.Repeat("=", width)
+	return "\n" + rule + "\n" + strings.Join(lines, "\n") + "\n" + rule + "\n\n"
 }
 
 // Addr is the API's listen address.

@@ -84,6 +84,7 @@ func (s *server) waitFor(t *testing.T, what string, timeout time.Duration, find 
 var (
 	curlLine  = regexp.MustCompile(`curl -H 'Authorization: Bearer (grf_[A-Za-z0-9]{32})' '(http://[^']+)'`)
 	listening = regexp.MustCompile(`"msg":"listening".*?"addr":"([^"]+)"`)
+	demoBox   = regexp.MustCompile(`(?s)\n=+\n[^\n]*ready[^\n]*\n\n  (grf_\S+)\n.*?\n  (curl [^\n]+)\n.*?\n=+\n`)
 )
 
 // get does one GET with an optional key and returns the status and body.
@@ -155,7 +156,7 @@ func TestServeDemo(t *testing.T) {
 }
 
 func testServeDemo(t *testing.T, db string) {
-	args := []string{"--demo", "--db", db, "--addr", "127.0.0.1:0", "--refresh", "@every 1s", "--access-log", "false"}
+	args := []string{"--demo", "--db", db, "--addr", "127.0.0.1:0", "--refresh", "@every 1s", "--access-log=false"}
 
 	s := startServe(t, noEnv, args...)
 	m := s.waitFor(t, "a curl line", 90*time.Second, func() []string { return curlLine.FindStringSubmatch(s.stdout.String()) })
@@ -176,6 +177,13 @@ func testServeDemo(t *testing.T, db string) {
 	}
 	base := "http://" + u.Host
 	waitReady(t, s, base)
+	// Once serving, the key and the curl line again, framed.
+	framed := s.waitFor(t, "the key in a box", 30*time.Second, func() []string {
+		return demoBox.FindStringSubmatch(s.stdout.String())
+	})
+	if framed[1] != key || !strings.Contains(framed[2], key) || !strings.Contains(framed[2], flagsURL) {
+		t.Errorf("the box shows key %q and %q, want the key %s and the curl line", framed[1], framed[2], key)
+	}
 
 	if code, _ := get(t, base+"/healthz", ""); code != http.StatusOK {
 		t.Errorf("/healthz: got %d, want 200", code)
@@ -241,7 +249,7 @@ func TestServeErrors(t *testing.T) {
 	t.Parallel()
 	db := loadertest.URL(t, loader.SQLite)
 	// Hold a port so that serve cannot listen on it.
-	s := startServe(t, noEnv, "--db", db, "--addr", "127.0.0.1:0", "--access-log", "false")
+	s := startServe(t, noEnv, "--db", db, "--addr", "127.0.0.1:0", "--access-log=false")
 	m := s.waitFor(t, "its listen address", 60*time.Second, func() []string {
 		return listening.FindStringSubmatch(s.stderr.String())
 	})

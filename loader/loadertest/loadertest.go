@@ -61,7 +61,13 @@ func requireService(tb testing.TB, name, what string) string {
 func URL(tb testing.TB, d loader.Dialect) string {
 	tb.Helper()
 	if d == loader.SQLite {
-		return "sqlite:" + filepath.Join(tb.TempDir(), "flagpole.db")
+		// An empty file is an empty SQLite database, as a new PostgreSQL
+		// database is: commands that refuse a missing file accept it.
+		path := filepath.Join(tb.TempDir(), "flagpole.db")
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		return "sqlite:" + path
 	}
 	base := RequirePostgres(tb)
 	var b [6]byte

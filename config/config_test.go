@@ -1,0 +1,321 @@
+package config
+
+import (
+	"bytes"
+	"flag"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// noEnv is an empty environment.
+func noEnv(string) string { return "" }
+
+// emptyFile is a configuration file that sets nothing, so that a test
+// never reads a config.yaml of its working directory.
+func emptyFile(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "empty.yaml")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// loadArgs binds the serve flags, parses args and loads the result.
+func loadArgs(t *testing.T, getenv func(string) string, args ...string) (Config, error) {
+	t.Helper()
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(new(bytes.Buffer))
+	Bind(fs, Serve)
+	if err := fs.Parse(append([]string{"--config", emptyFile(t)}, args...)); err != nil {
+		return Config{}, err
+	}
+	return load(fs, getenv)
+}
+
+// helpEntry is one setting as -h shows it: `--name type`, its usage,
+// then `default X, env Y`.
+var helpEntry = regexp.MustCompile(`(?m)^  --([a-z-]+)[^\n]*\n {8}[^\n]*\n {8}default (.*), env (FLAGPOLE_[A-Z_]+)$`)
+
+func TestHelpShowsEachRealDefault(t *testing.T) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	Bind(fs, Serve)
+	var help bytes.Buffer
+	PrintFlags(&help, fs)
+	shown := map[string][2]string{}
+	for _, m := range helpEntry.FindAllStringSubmatch(help.String(), -1) {
+		shown[m[1]] = [2]string{m[2], m[3]}
+	}
+	// What a run with nothing set really uses.
+	real, err := loadArgs(t, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range Keys() {
+		got, ok := shown[FlagName(key)]
+		if !ok {
+			t.Errorf("-h does not show --%s with a default and a variable:\n%s", FlagName(key), help.String())
+			continue
+		}
+		if got[1] != EnvName(key) {
+			t.Errorf("-h: --%s names the variable %s, want %s", FlagName(key), got[1], EnvName(key))
+		}
+		text := got[0]
+		if unq, err := strconv.Unquote(text); err == nil {
+			text = unq
+		}
+		// The default shown, given back as the flag, is the default used.
+		c, err := loadArgs(t, noEnv, "--"+FlagName(key)+"="+text)
+		if err != nil {
+			t.Errorf("-h shows --%s default %s, which the flag refuses: %v", FlagName(key), got[0], err)
+			continue
+		}
+		if !reflect.DeepEqual(texts(&c), texts(&real)) {
+			t.Errorf("-h shows --%s default %s, but the default is %q", FlagName(key), got[0], real.Text(key))
+		}
+	}
+}
+
+// texts is every setting of c as text.
+func texts(c *Config) map[string]string {
+	out := map[string]string{}
+	for _, k := range Keys() {
+		out[k] = c.Text(k)
+	}
+	return out
+}
+
+func TestConfigYAMLIsTheDefault(t *testing.T) {
+	b, err := os.ReadFile("../config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	var inFile []string
+	for k := range m {
+		inFile = append(inFile, k)
+	}
+	want := Keys()
+	if !sameSet(inFile, want) {
+		t.Errorf("config.yaml has the keys %v, want one for each setting: %v", inFile, want)
+	}
+	var c Config // every field empty: only the file fills it
+	if err := c.readFile("../config.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	def := Default()
+	for _, k := range want {
+		if got, want := c.Text(k), def.Text(k); got != want {
+			t.Errorf("config.yaml: %s is %q, the default is %q", k, got, want)
+		}
+	}
+}
+
+func sameSet(a, b []string) bool {
+	set := map[string]bool{}
+	for _, x := range a {
+		set[x] = true
+	}
+	for _, x := range b {
+		if !set[x] {
+			return false
+		}
+		delete(set, x)
+	}
+	return len(set) == 0
+}
+
+// otherValue is a valid value of s that is not its default.
+func otherValue(s *setting) string {
+	switch s.typ {
+	case "int":
+		n, _ := strconv.Atoi(s.def)
+		return strconv.Itoa(n + 7)
+	case "bool":
+		return strconv.FormatBool(s.def != "true")
+	case "duration":
+		d, _ := time.ParseDuration(s.def)
+		return durationText(d + 3*time.Second)
+	case "schedule":
+		return "@every 17s"
+	case "list":
+		return "10.0.0.0/8,192.168.0.0/16"
+	}
+	return "other:" + s.def
+}
+
+func TestEverySettingHasAFlagAndAVariable(t *testing.T) {
+	for i := range settings {
+		s := &settings[i]
+		other := otherValue(s)
+		if other == s.def {
+			t.Fatalf("%s: the test's other value is the default", s.key)
+		}
+		env := func(k string) string {
+			if k == EnvName(s.key) {
+				return other
+			}
+			return ""
+		}
+		c, err := loadArgs(t, env)
+		if err != nil {
+			t.Errorf("%s=%s: %v", EnvName(s.key), other, err)
+		} else if got := c.Text(s.key); got != other {
+			t.Errorf("%s=%s: %s is %q", EnvName(s.key), other, s.key, got)
+		}
+		c, err = loadArgs(t, noEnv, "--"+FlagName(s.key)+"="+other)
+		if err != nil {
+			t.Errorf("--%s=%s: %v", FlagName(s.key), other, err)
+		} else if got := c.Text(s.key); got != other {
+			t.Errorf("--%s=%s: %s is %q", FlagName(s.key), other, s.key, got)
+		}
+		// The flag wins over the variable.
+		c, err = loadArgs(t, env, "--"+FlagName(s.key)+"="+s.def)
+		if err != nil || c.Text(s.key) != s.def {
+			t.Errorf("--%s=%s with %s=%s: got %q, %v; want the flag's value", FlagName(s.key), s.def, EnvName(s.key), other, c.Text(s.key), err)
+		}
+	}
+}
+
+func TestTypedFlags(t *testing.T) {
+	// A bool flag alone means true and leaves the next flag alone.
+	c, err := loadArgs(t, noEnv, "--access-log", "--addr", ":9999", "--snapshot-daily=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.AccessLog || c.Addr != ":9999" || c.SnapshotDaily {
+		t.Errorf("--access-log --addr :9999 --snapshot-daily=false: access_log %v, addr %q, snapshot_daily %v",
+			c.AccessLog, c.Addr, c.SnapshotDaily)
+	}
+	c, err = loadArgs(t, noEnv, "--access-log=false", "--cache-mb", "8", "--write-timeout", "1m", "--refresh", "@every 3s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.AccessLog || c.CacheMB != 8 || c.WriteTimeout != time.Minute || c.Refresh.Spec != "@every 3s" {
+		t.Errorf("got access_log %v, cache_mb %d, write_timeout %s, refresh %s", c.AccessLog, c.CacheMB, c.WriteTimeout, c.Refresh)
+	}
+	// The schedule is parsed once, here, and runs as it is.
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if got := c.Refresh.Next(now); !got.Equal(now.Add(3 * time.Second)) {
+		t.Errorf("refresh @every 3s: next after %s is %s", now, got)
+	}
+	for _, args := range [][]string{
+		{"--rate-limit", "many"}, {"--access-log=maybe"}, {"--full-reload", "10"}, {"--read-timeout", "-1s"},
+		{"--refresh", "sometimes"}, {"--key-refresh", "@every never"},
+	} {
+		if _, err := loadArgs(t, noEnv, args...); err == nil {
+			t.Errorf("%v: got no error", args)
+		}
+	}
+}
+
+func TestFileKinds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(path, []byte("access_log: false\nfull_reload: 1h\ncache_mb: 3\nrefresh: '*/5 * * * * *'\nadmin_addr:\n"), 0o644)
+	c := Default()
+	if err := c.readFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if c.AccessLog || c.FullReload != time.Hour || c.CacheMB != 3 || c.Refresh.Spec != "*/5 * * * * *" || c.AdminAddr != "" {
+		t.Errorf("got %+v", c)
+	}
+	for _, bad := range []string{"cache_mb: 1.5\n", "access_log: yes\n", "full_reload: 600\n", "nope: 1\n", "addr: [a, b]\n"} {
+		os.WriteFile(path, []byte(bad), 0o644)
+		c := Default()
+		if err := c.readFile(path); err == nil {
+			t.Errorf("config %q: got no error", bad)
+		}
+	}
+}
+
+// testList is the field of a list setting made for the test: none of
+// the table is a list yet.
+var testList []string
+
+func TestListKind(t *testing.T) {
+	s := row("test_list", []string(nil), "a list", func(*Config) *[]string { return &testList })
+	var c Config
+	for text, want := range map[string][]string{"": nil, "a": {"a"}, " a , b,,c ": {"a", "b", "c"}} {
+		if err := s.set(&c, text); err != nil || !reflect.DeepEqual(testList, want) {
+			t.Errorf("set %q: got %q, %v; want %q", text, testList, err, want)
+		}
+	}
+	// A repeated flag adds to the list.
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.Var(&flagValue{s: &s}, "test-list", "")
+	if err := fs.Parse([]string{"--test-list", "10.0.0.0/8", "--test-list=192.168.0.0/16,::1/128"}); err != nil {
+		t.Fatal(err)
+	}
+	v := fs.Lookup("test-list").Value.String()
+	if err := s.set(&c, v); err != nil || !reflect.DeepEqual(testList, []string{"10.0.0.0/8", "192.168.0.0/16", "::1/128"}) {
+		t.Errorf("repeated flag: got %q, %v", testList, err)
+	}
+	// In YAML: a sequence, or a comma-separated string.
+	for _, text := range []string{"[10.0.0.0/8, 192.168.0.0/16]", "10.0.0.0/8,192.168.0.0/16", "\n  - 10.0.0.0/8\n  - 192.168.0.0/16"} {
+		var m map[string]yaml.Node
+		if err := yaml.Unmarshal([]byte("k: "+text), &m); err != nil {
+			t.Fatal(err)
+		}
+		n := m["k"]
+		got, err := nodeText(&n, true)
+		if err != nil || got != "10.0.0.0/8,192.168.0.0/16" {
+			t.Errorf("yaml %q: got %q, %v", text, got, err)
+		}
+	}
+	if got := format(s.def); got != "" {
+		t.Errorf("an empty list's default shows as %q", got)
+	}
+}
+
+// The schedules have one home: the loader runs what config parsed and
+// does not import config to parse them again.
+func TestLoaderDoesNotImportConfig(t *testing.T) {
+	files, _ := filepath.Glob("../loader/*.go")
+	if len(files) == 0 {
+		t.Fatal("no loader sources found")
+	}
+	for _, f := range files {
+		ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range ast.Imports {
+			if strings.Trim(imp.Path.Value, `"`) == "github.com/flagpole/flagpole/config" {
+				t.Errorf("%s imports config", f)
+			}
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, args := range [][]string{{"--rate-limit", "0"}, {"--cache-mb", "-1"}, {"--log-format", "xml"}, {"--db", ""}} {
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		Bind(fs, Serve)
+		if err := fs.Parse(append([]string{"--config", emptyFile(t)}, args...)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Resolve(fs, noEnv); err == nil {
+			t.Errorf("%v: got no error", args)
+		}
+	}
+	for _, f := range []string{"json", "text", "auto"} {
+		c := Default()
+		c.LogFormat = f
+		if err := c.Validate(); err != nil {
+			t.Errorf("log_format %s: %v", f, err)
+		}
+	}
+}
