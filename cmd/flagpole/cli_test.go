@@ -82,7 +82,7 @@ func TestStrayArgumentsRefused(t *testing.T) {
 			t.Errorf("flagpole %s: error %v, want one line refusing the argument", strings.Join(args, " "), err)
 		}
 	}
-	msg := mustFail(t, noEnv, nil, "serve", "--db", db, "--access-log", "false")
+	msg := mustFail(t, noEnv, nil, "serve", "--db", db, "--addr", "127.0.0.1:0", "--access-log", "false")
 	if !strings.Contains(msg, "--access-log=false") {
 		t.Errorf("serve --access-log false: error %q, want it to say --access-log=false", msg)
 	}
