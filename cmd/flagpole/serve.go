@@ -179,7 +179,7 @@ func (p *program) seedDemo(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	if n > 0 {
 		fmt.Fprintf(stderr, "demo: the database already has %d flags; serving them (create a key with: "+
-			"go run ./cmd/flagpole keys create --db %s --name NAME, or flagpole keys create ... with a built binary)\n", n, p.cfg.DB)
+			"go run ./cmd/flagpole keys create --db %s --name NAME, or flagpole keys create ... with a built binary)\n", n, loader.Redact(p.cfg.DB))
 		return nil
 	}
 	fmt.Fprintln(stderr, "demo: seeding the demo data set...")
