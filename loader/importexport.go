@@ -135,8 +135,7 @@ func (db *DB) Export(ctx context.Context, w io.Writer, progress func(done, total
 			return 0, fmt.Errorf("export: %w", err)
 		}
 	}
-	cols := strings.Replace(strings.Replace(db.q.allApproved, " WHERE status = 'APPROVED'", "", 1), " NOT INDEXED", "", 1) + " ORDER BY id" + byteOrder(db.Dialect)
-	rows, err := db.QueryContext(ctx, cols)
+	rows, err := db.QueryContext(ctx, db.q.allFlags)
 	if err != nil {
 		return 0, fmt.Errorf("export: %w", err)
 	}

@@ -22,6 +22,7 @@ type queries struct {
 	voteTimesOf  string // the votes since ? of some flags: IN (?) expanded by sqlx.In
 	activeKeys   string
 	snapshotDay  string
+	allFlags     string // every flag whatever its status, by id in byte order (export)
 }
 
 // ms is the dialect's expression for a timestamp column in Unix
@@ -116,6 +117,7 @@ func queriesFor(d Dialect) *queries {
 		voteTimesOf: "SELECT flag_id, " + msExpr(d, "created_at") + " FROM votes WHERE created_at >= " + ts +
 			" AND flag_id IN (?)",
 		activeKeys: "SELECT id, key_hash, COALESCE(rate_limit, 0) AS rate_limit FROM api_keys WHERE revoked_at IS NULL",
+		allFlags:   "SELECT " + cols + " FROM flags ORDER BY id" + byteOrder(d),
 		snapshotDay: "INSERT INTO flag_snapshots (flag_id, day, red, green) " +
 			"SELECT id, " + day + ", red_count, green_count FROM flags WHERE true ON CONFLICT (flag_id, day) DO NOTHING",
 	}
