@@ -338,3 +338,20 @@ func TestServeLogsTextOnATerminal(t *testing.T) {
 		}
 	}
 }
+
+func TestFlagErrorsSpellFlagsAsDocumented(t *testing.T) {
+	t.Parallel()
+	for args, want := range map[string]string{
+		"serve --bogus":              "unknown flag --bogus",
+		"serve --rate-limit x":       `invalid value "x" for --rate-limit`,
+		"serve --access-log=maybe":   "for --access-log",
+		"migrate --db":               "--db needs a value",
+		"keys create --limit x":      "for --limit",
+		"serve --snapshot-daily=yes": "for --snapshot-daily",
+	} {
+		msg := mustFail(t, noEnv, nil, strings.Fields(args)...)
+		if !strings.Contains(msg, want) || strings.Contains(msg, "---") {
+			t.Errorf("flagpole %s: error %q, want %q", args, msg, want)
+		}
+	}
+}

@@ -32,13 +32,32 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer, getenv env) (confi
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stdout, "usage: %s\n\n", synopses[fs.Name()])
 			config.PrintFlags(stdout, fs)
+			return config.Config{}, err
 		}
-		return config.Config{}, fmt.Errorf("%s: %w", fs.Name(), err)
+		return config.Config{}, flagError(fs.Name(), err)
 	}
 	if err := strayBoolValue(fs, args); err != nil {
 		return config.Config{}, err
 	}
 	return config.Resolve(fs, getenv)
+}
+
+// flagError rewrites the flag package's errors with the flags spelled
+// as the documentation spells them (--name).
+func flagError(cmd string, err error) error {
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return fmt.Errorf("%s: unknown flag --%s (flagpole %s -h lists them)", cmd, strings.TrimLeft(f, "-"), cmd)
+	}
+	if f, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return fmt.Errorf("%s: --%s needs a value", cmd, strings.TrimLeft(f, "-"))
+	}
+	if strings.Contains(msg, " for flag -") {
+		msg = strings.Replace(msg, " for flag -", " for --", 1)
+	} else {
+		msg = strings.Replace(msg, " for -", " for --", 1)
+	}
+	return errors.New(cmd + ": " + msg)
 }
 
 // strayBoolValue explains `--access-log false`: a bool flag alone means
