@@ -9,10 +9,13 @@ import (
 	"time"
 
 	"github.com/flagpole/flagpole/memstore"
+	"github.com/jmoiron/sqlx"
 )
 
 // SeedOptions size the demo data set.
 type SeedOptions struct {
+	// Flags is the number of flags. Up to DemoSize every flag has its own
+	// statement; beyond it statements repeat, with numbered slugs.
 	Flags, Users, Days int
 	Seed               uint64
 	// Now anchors every date; zero means the present.
@@ -29,133 +32,54 @@ var seedRegions = []struct {
 }{{"", 40}, {"TR", 14}, {"DE", 10}, {"ES", 9}, {"US", 7}, {"GB", 4}, {"MX", 4}, {"AR", 3},
 	{"AT", 2}, {"CH", 2}, {"FR", 2}, {"NL", 1}, {"BR", 1}, {"CO", 1}}
 
+// seeder writes one demo data set; its random source makes the data a
+// function of the seed (and of Now).
+type seeder struct {
+	o     SeedOptions
+	now   time.Time
+	today int32
+	rng   *rand.Rand
+	order []Statement // the statements in the order flags take them
+	w     *batcher
+}
+
 // Seed writes a realistic, deterministic demo data set into an empty
 // database: users, flags in all four languages across every category,
 // context and colour, daily snapshots and votes over the last 30 days.
 func (db *DB) Seed(ctx context.Context, o SeedOptions) error {
-	var existing int
-	if err := db.GetContext(ctx, &existing, "SELECT count(*) FROM flags"); err != nil {
+	statements, err := demoStatements()
+	if err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
-	if existing > 0 {
-		return fmt.Errorf("seed: the database already holds %d flags; seed writes only into an empty one", existing)
-	}
-	if o.Flags < 1 || o.Users < 1 || o.Days < 0 || o.Days > 3650 {
-		return fmt.Errorf("seed: want at least 1 flag and 1 user, and 0 to 3650 days")
+	if err := db.checkSeedable(ctx, o); err != nil {
+		return err
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
 	now := o.Now.UTC().Truncate(time.Millisecond)
-	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))
+	s := &seeder{o: o, now: now, today: memstore.DayOf(now),
+		rng: rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)), order: seedOrder(statements)}
 
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
 	defer tx.Rollback()
-	w := newBatcher(ctx, tx, db.Dialect)
-
-	userIDs := make([]string, o.Users)
-	for i := range userIDs {
-		userIDs[i] = fmt.Sprintf("usr_%06d", i+1)
-		created := now.Add(-time.Duration(rng.Int64N(int64(400 * 24 * time.Hour))))
-		if err := w.add("users", []string{"id", "created_at:ts"}, userIDs[i], tsText(created)); err != nil {
-			return fmt.Errorf("seed users: %w", err)
-		}
+	s.w = newBatcher(ctx, tx, db.Dialect)
+	users, err := s.users()
+	if err != nil {
+		return err
 	}
-
-	flagIDs := make([]string, 0, o.Flags)
-	slugs := map[string]int{}
-	today := memstore.DayOf(now)
-	for i := 0; i < o.Flags; i++ {
-		st := seedOrder[i%len(seedOrder)]
-		id := fmt.Sprintf("flg_%08d%06x", i+1, rng.Uint32()&0xffffff) // ascending: appends to the key order
-		base := slugify(st.Text[memstore.EN])
-		slugs[base]++
-		slug := base
-		if slugs[base] > 1 {
-			slug = fmt.Sprintf("%s-%d", base, slugs[base])
-		}
-		status := "APPROVED"
-		switch r := rng.IntN(100); {
-		case r < 6:
-			status = "PENDING"
-		case r < 10:
-			status = "REJECTED"
-		}
-		var region any
-		if code := pickRegion(rng); code != "" {
-			region = code
-		}
-		// A long tail of popularity; the lean of the statement decides how
-		// the votes split.
-		total := int64(math.Exp(rng.NormFloat64()*1.6+5.5)) + int64(rng.IntN(3))
-		share := 0.5 + float64(st.Lean)*0.28 + rng.NormFloat64()*0.12
-		share = min(max(share, 0.02), 0.98)
-		red := int64(math.Round(float64(total) * share))
-		green := total - red
-		age := time.Duration(rng.Int64N(int64(365 * 24 * time.Hour)))
-		if rng.IntN(100) < 3 {
-			age = time.Duration(rng.Int64N(int64(20 * time.Hour)))
-		}
-		created := now.Add(-age)
-		var desc [memstore.NumLangs]any
-		for l, d := range st.Description {
-			if d != "" {
-				desc[l] = d
-			}
-		}
-		if err := w.add("flags", []string{"id", "slug", "status", "category", "region", "text_tr", "text_en", "text_de",
-			"text_es", "description_tr", "description_en", "description_de", "description_es", "contexts",
-			"red_count", "green_count", "created_at:ts"},
-			id, slug, status, st.Category, region, st.Text[0], st.Text[1], st.Text[2], st.Text[3],
-			desc[0], desc[1], desc[2], desc[3], strings.Join(st.Contexts, ","), red, green, tsText(created)); err != nil {
-			return fmt.Errorf("seed flags: %w", err)
-		}
-		flagIDs = append(flagIDs, id)
-
-		// Daily snapshots: the counters grew towards today's values.
-		createdDay := memstore.DayOf(created)
-		for d := today - int32(o.Days) + 1; d <= today; d++ {
-			if d < createdDay {
-				continue
-			}
-			frac := math.Pow(float64(d-createdDay+1)/float64(today-createdDay+1), 0.8)
-			sr, sg := int64(float64(red)*frac), int64(float64(green)*frac)
-			if err := w.add("flag_snapshots", []string{"flag_id", "day:day", "red", "green"}, id, dayText(d), sr, sg); err != nil {
-				return fmt.Errorf("seed snapshots: %w", err)
-			}
-		}
-		if o.Progress != nil && (i+1)%1000 == 0 {
-			o.Progress(i+1, o.Flags)
-		}
+	flags, err := s.flags()
+	if err != nil {
+		return err
 	}
-	if err := w.flush(); err != nil {
+	if err := s.w.flush(); err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
-
-	// Votes through the contract's statement, so the triggers move the
-	// counters as they do for the voting application.
-	vote, err := tx.PreparexContext(ctx, db.Rebind("INSERT INTO votes (flag_id, user_id, color, created_at) VALUES (?, ?, ?, "+
-		tsParam(db.Dialect)+") ON CONFLICT (flag_id, user_id) DO NOTHING"))
-	if err != nil {
-		return fmt.Errorf("seed votes: %w", err)
-	}
-	for _, u := range userIDs {
-		n := rng.IntN(min(40, len(flagIDs)) + 1)
-		for j := 0; j < n; j++ {
-			fi := rng.IntN(len(flagIDs))
-			st := seedOrder[fi%len(seedOrder)]
-			color := "green"
-			if rng.Float64() < 0.5+float64(st.Lean)*0.3 {
-				color = "red"
-			}
-			at := now.Add(-time.Duration(rng.Int64N(int64(30 * 24 * time.Hour))))
-			if _, err := vote.ExecContext(ctx, flagIDs[fi], u, color, tsText(at)); err != nil {
-				return fmt.Errorf("seed votes: %w", err)
-			}
-		}
+	if err := s.votes(ctx, db, tx, users, flags); err != nil {
+		return err
 	}
 	if o.Progress != nil {
 		o.Progress(o.Flags, o.Flags)
@@ -169,15 +93,158 @@ func (db *DB) Seed(ctx context.Context, o SeedOptions) error {
 	return nil
 }
 
+// checkSeedable refuses bad sizes and a database that already holds flags.
+func (db *DB) checkSeedable(ctx context.Context, o SeedOptions) error {
+	if o.Flags < 1 || o.Users < 1 || o.Days < 0 || o.Days > 3650 {
+		return fmt.Errorf("seed: want at least 1 flag and 1 user, and 0 to 3650 days")
+	}
+	var existing int
+	if err := db.GetContext(ctx, &existing, "SELECT count(*) FROM flags"); err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	if existing > 0 {
+		return fmt.Errorf("seed: the database already holds %d flags; seed writes only into an empty one", existing)
+	}
+	return nil
+}
+
+// users writes the users and returns their ids.
+func (s *seeder) users() ([]string, error) {
+	ids := make([]string, s.o.Users)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("usr_%06d", i+1)
+		created := s.now.Add(-time.Duration(s.rng.Int64N(int64(400 * 24 * time.Hour))))
+		if err := s.w.add("users", []string{"id", "created_at:ts"}, ids[i], tsText(created)); err != nil {
+			return nil, fmt.Errorf("seed users: %w", err)
+		}
+	}
+	return ids, nil
+}
+
+// seededFlag is what the votes need to know of a written flag.
+type seededFlag struct {
+	id   string
+	lean int
+}
+
+// flags writes the flags with their daily snapshots.
+func (s *seeder) flags() ([]seededFlag, error) {
+	out := make([]seededFlag, 0, s.o.Flags)
+	for i := 0; i < s.o.Flags; i++ {
+		st := &s.order[i%len(s.order)]
+		id := fmt.Sprintf("flg_%08d%06x", i+1, s.rng.Uint32()&0xffffff) // ascending: appends to the key order
+		slug := st.Slug
+		if round := i / len(s.order); round > 0 {
+			slug = fmt.Sprintf("%s-%d", st.Slug, round+1)
+		}
+		red, green, created, err := s.flag(id, slug, st)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.snapshots(id, red, green, created); err != nil {
+			return nil, err
+		}
+		out = append(out, seededFlag{id: id, lean: st.Lean})
+		if s.o.Progress != nil && (i+1)%1000 == 0 {
+			s.o.Progress(i+1, s.o.Flags)
+		}
+	}
+	return out, nil
+}
+
+var flagColumns = []string{"id", "slug", "status", "category", "region", "text_tr", "text_en", "text_de",
+	"text_es", "description_tr", "description_en", "description_de", "description_es", "contexts",
+	"red_count", "green_count", "created_at:ts"}
+
+// flag writes one flag of statement st: a status, a region, a long tail
+// of popularity, and votes that split as the statement leans.
+func (s *seeder) flag(id, slug string, st *Statement) (red, green int64, created time.Time, err error) {
+	rng := s.rng
+	status := "APPROVED"
+	switch r := rng.IntN(100); {
+	case r < 6:
+		status = "PENDING"
+	case r < 10:
+		status = "REJECTED"
+	}
+	var region any
+	if code := pickRegion(rng); code != "" {
+		region = code
+	}
+	total := int64(math.Exp(rng.NormFloat64()*1.6+5.5)) + int64(rng.IntN(3))
+	share := 0.5 + float64(st.Lean)*0.28 + rng.NormFloat64()*0.12
+	share = min(max(share, 0.02), 0.98)
+	red = int64(math.Round(float64(total) * share))
+	green = total - red
+	age := time.Duration(rng.Int64N(int64(365 * 24 * time.Hour)))
+	if rng.IntN(100) < 3 {
+		age = time.Duration(rng.Int64N(int64(20 * time.Hour)))
+	}
+	created = s.now.Add(-age)
+	var text, desc [memstore.NumLangs]any
+	for l, code := range memstore.LangCodes {
+		text[l] = st.Text[code]
+		if d := st.Description[code]; d != "" {
+			desc[l] = d
+		}
+	}
+	if err := s.w.add("flags", flagColumns, id, slug, status, st.Category, region, text[0], text[1], text[2], text[3],
+		desc[0], desc[1], desc[2], desc[3], strings.Join(st.Contexts, ","), red, green, tsText(created)); err != nil {
+		return 0, 0, time.Time{}, fmt.Errorf("seed flags: %w", err)
+	}
+	return red, green, created, nil
+}
+
+// snapshots writes a flag's daily snapshots over the last Days days: the
+// counters grew towards today's values since the flag was created.
+func (s *seeder) snapshots(id string, red, green int64, created time.Time) error {
+	createdDay := memstore.DayOf(created)
+	for d := max(s.today-int32(s.o.Days)+1, createdDay); d <= s.today; d++ {
+		frac := math.Pow(float64(d-createdDay+1)/float64(s.today-createdDay+1), 0.8)
+		sr, sg := int64(float64(red)*frac), int64(float64(green)*frac)
+		if err := s.w.add("flag_snapshots", []string{"flag_id", "day:day", "red", "green"}, id, dayText(d), sr, sg); err != nil {
+			return fmt.Errorf("seed snapshots: %w", err)
+		}
+	}
+	return nil
+}
+
+// votes casts each user's votes of the last 30 days through the contract's
+// statement, so the triggers move the counters as they do for the voting
+// application.
+func (s *seeder) votes(ctx context.Context, db *DB, tx *sqlx.Tx, users []string, flags []seededFlag) error {
+	vote, err := tx.PreparexContext(ctx, db.Rebind("INSERT INTO votes (flag_id, user_id, color, created_at) VALUES (?, ?, ?, "+
+		tsParam(db.Dialect)+") ON CONFLICT (flag_id, user_id) DO NOTHING"))
+	if err != nil {
+		return fmt.Errorf("seed votes: %w", err)
+	}
+	defer vote.Close()
+	for _, u := range users {
+		n := s.rng.IntN(min(40, len(flags)) + 1)
+		for j := 0; j < n; j++ {
+			f := flags[s.rng.IntN(len(flags))]
+			color := "green"
+			if s.rng.Float64() < 0.5+float64(f.lean)*0.3 {
+				color = "red"
+			}
+			at := s.now.Add(-time.Duration(s.rng.Int64N(int64(30 * 24 * time.Hour))))
+			if _, err := vote.ExecContext(ctx, f.id, u, color, tsText(at)); err != nil {
+				return fmt.Errorf("seed votes: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
 // seedOrder deals the statements round-robin across the categories, so
 // that even a small seed holds every category.
-var seedOrder = func() []seedStatement {
-	byCat := map[string][]seedStatement{}
-	for _, st := range seedStatements {
+func seedOrder(statements []Statement) []Statement {
+	byCat := map[string][]Statement{}
+	for _, st := range statements {
 		byCat[st.Category] = append(byCat[st.Category], st)
 	}
-	var out []seedStatement
-	for i := 0; len(out) < len(seedStatements); i++ {
+	out := make([]Statement, 0, len(statements))
+	for i := 0; len(out) < len(statements); i++ {
 		for _, c := range memstore.Categories {
 			if i < len(byCat[c]) {
 				out = append(out, byCat[c][i])
@@ -185,7 +252,7 @@ var seedOrder = func() []seedStatement {
 		}
 	}
 	return out
-}()
+}
 
 func pickRegion(rng *rand.Rand) string {
 	total := 0
@@ -200,23 +267,4 @@ func pickRegion(rng *rand.Rand) string {
 		n -= r.weight
 	}
 	return ""
-}
-
-// slugify makes a URL-safe slug of a text's folded words.
-func slugify(s string) string {
-	words := memstore.Words(s)
-	var b strings.Builder
-	for _, w := range words {
-		if b.Len()+len(w) > 60 {
-			break
-		}
-		if b.Len() > 0 {
-			b.WriteByte('-')
-		}
-		b.WriteString(w)
-	}
-	if b.Len() == 0 {
-		return "flag"
-	}
-	return b.String()
 }

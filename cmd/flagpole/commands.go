@@ -153,7 +153,7 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 
 func runSeed(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) error {
 	fs := newFlagSet("seed", config.Database)
-	flags := fs.Int("flags", 2000, "number of flags")
+	flags := fs.Int("flags", loader.DemoSize(), "number of flags (past the number of demo statements, texts repeat)")
 	users := fs.Int("users", 500, "number of users")
 	days := fs.Int("days", 90, "days of daily snapshots")
 	seed := fs.Uint64("seed", 1, "random seed; the same seed gives the same data")

@@ -184,7 +184,7 @@ func (p *program) seedDemo(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintln(stderr, "demo: seeding the demo data set...")
 	prog := newProgress(stderr, "seed", "flags")
-	err := p.db.Seed(ctx, loader.SeedOptions{Flags: 2000, Users: 500, Days: 90, Seed: 1,
+	err := p.db.Seed(ctx, loader.SeedOptions{Flags: loader.DemoSize(), Users: 500, Days: 90, Seed: 1,
 		Progress: prog.count})
 	prog.done()
 	if err != nil {
@@ -196,8 +196,8 @@ func (p *program) seedDemo(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	addr := p.ln.Addr().String()
 	curl := fmt.Sprintf("curl -H 'Authorization: Bearer %s' 'http://%s/api/public/flags?limit=2'", secret, addr)
-	fmt.Fprintf(stdout, "\nflagpole demo: 2000 flags seeded. Your API key (only its hash is stored: copy it now):\n\n  %s\n\nTry:\n\n  %s\n\n"+
-		"Explorer: http://%s/ (paste the key)   Reference: http://%s/api/public/docs\n\n", secret, curl, addr, addr)
+	fmt.Fprintf(stdout, "\nflagpole demo: %d flags seeded. Your API key (only its hash is stored: copy it now):\n\n  %s\n\nTry:\n\n  %s\n\n"+
+		"Explorer: http://%s/ (paste the key)   Reference: http://%s/api/public/docs\n\n", loader.DemoSize(), secret, curl, addr, addr)
 	p.banner = box("flagpole demo is ready. Your API key (only its hash is stored: copy it now):", "", "  "+secret, "", "Try:", "  "+curl, "",
 		fmt.Sprintf("Explorer: http://%s/   Reference: http://%s/api/public/docs", addr, addr))
 	return nil
