@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/flagpole/flagpole/loader"
 	"github.com/flagpole/flagpole/loader/loadertest"
@@ -41,11 +42,20 @@ func TestMetrics(t *testing.T) {
 	}
 	get(t, base+"/api/public/flags?limit=0", key)
 	get(t, base+"/api/public/stats", "")
-	st, body := get(t, admin+"/metrics", "")
-	if st != 200 {
-		t.Fatalf("/metrics: %d", st)
+	// Readiness comes with the first snapshot; the load that made it is
+	// counted a moment later (after the heap is given back), so wait for
+	// it rather than race it.
+	var m string
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		st, body := get(t, admin+"/metrics", "")
+		if st != 200 {
+			t.Fatalf("/metrics: %d", st)
+		}
+		m = string(body)
+		if strings.Contains(m, `flagpole_loads_total{job="flags",result="ok"}`) || time.Now().After(deadline) {
+			break
+		}
 	}
-	m := string(body)
 	if v := metricValue(t, m, "flagpole_http_requests_total", `{method="GET",route="/api/public/flags",status="200"}`); v != 3 {
 		t.Errorf("200s on /flags: %v, want 3", v)
 	}
