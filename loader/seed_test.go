@@ -12,11 +12,12 @@ import (
 )
 
 type seededText struct {
-	Slug string
-	TR   string `db:"text_tr"`
-	EN   string `db:"text_en"`
-	DE   string `db:"text_de"`
-	ES   string `db:"text_es"`
+	Slug   string
+	Status string
+	TR     string `db:"text_tr"`
+	EN     string `db:"text_en"`
+	DE     string `db:"text_de"`
+	ES     string `db:"text_es"`
 }
 
 func seedTexts(t *testing.T, flags int) []seededText {
@@ -28,7 +29,7 @@ func seedTexts(t *testing.T, flags int) []seededText {
 		t.Fatal(err)
 	}
 	var rows []seededText
-	if err := db.SelectContext(ctx, &rows, "SELECT slug, text_tr, text_en, text_de, text_es FROM flags ORDER BY id"); err != nil {
+	if err := db.SelectContext(ctx, &rows, "SELECT slug, status, text_tr, text_en, text_de, text_es FROM flags ORDER BY id"); err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) != flags {
@@ -38,7 +39,8 @@ func seedTexts(t *testing.T, flags int) []seededText {
 }
 
 // The demo size gives every flag its own text in every language (as
-// search compares them) and the statement's slug; every statement is used.
+// search compares them) and the statement's slug; every statement is used
+// and served (approved).
 func TestSeedDemoHasNoRepeatedText(t *testing.T) {
 	t.Parallel()
 	sts, err := loader.DemoStatements()
@@ -58,6 +60,9 @@ func TestSeedDemoHasNoRepeatedText(t *testing.T) {
 			continue
 		}
 		delete(bySlug, r.Slug)
+		if r.Status != "APPROVED" {
+			t.Errorf("flag %s is %s: the demo serves every statement", r.Slug, r.Status)
+		}
 		for l, text := range [...]string{r.TR, r.EN, r.DE, r.ES} {
 			if text != st.Text[memstore.LangCodes[l]] {
 				t.Errorf("flag %s: text.%s %q, want the statement's %q", r.Slug, memstore.LangCodes[l], text, st.Text[memstore.LangCodes[l]])
@@ -86,6 +91,13 @@ func TestSeedBeyondTheStatementsNumbersSlugs(t *testing.T) {
 			t.Errorf("slug %s twice", r.Slug)
 		}
 		slugs[r.Slug] = true
+	}
+	statuses := map[string]int{}
+	for _, r := range rows {
+		statuses[r.Status]++
+	}
+	if statuses["APPROVED"] < n {
+		t.Errorf("statuses %v: every statement's first flag must be approved", statuses)
 	}
 	for i, r := range rows[n:] {
 		first := rows[i]
