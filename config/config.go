@@ -22,6 +22,8 @@ type Config struct {
 	AdminAddr         string        // metrics, health and pprof; empty: off
 	DB                string        // database URL: sqlite:FILE or postgres://...
 	DBReplica         string        // where the loader reads; empty: DB
+	DBFile            string        // a file holding the database URL; when set it wins over DB
+	DBTimeout         time.Duration // the longest one database socket operation may wait for the server
 	Redis             string        // redis://... for one rate-limit budget across instances; empty: in-process
 	RedisPrefix       string        // prefix of the Redis keys; instances that share a budget share it
 	RedisTimeout      time.Duration // per rate-limit decision; past it the instance limits in-process
@@ -146,7 +148,29 @@ func Resolve(fs *flag.FlagSet, getenv func(string) string) (Config, error) {
 	if err != nil {
 		return c, err
 	}
+	if err := c.readDBFile(); err != nil {
+		return c, err
+	}
 	return c, c.Validate()
+}
+
+// readDBFile reads the database URL from db_file, so that a password
+// stays out of the command line (ps) and the configuration. The file's
+// content never appears in an error.
+func (c *Config) readDBFile() error {
+	if c.DBFile == "" {
+		return nil
+	}
+	b, err := os.ReadFile(c.DBFile)
+	if err != nil {
+		return fmt.Errorf("db_file: %w", err)
+	}
+	u := strings.TrimSpace(string(b))
+	if u == "" || strings.ContainsAny(u, "\r\n") {
+		return fmt.Errorf("db_file %s: want one line holding the database URL", c.DBFile)
+	}
+	c.DB = u
+	return nil
 }
 
 // load is Resolve without the validation.
@@ -251,6 +275,9 @@ func (c *Config) Validate() error {
 	case "json", "text", "auto":
 	default:
 		return fmt.Errorf("log_format %q: want json, text or auto", c.LogFormat)
+	}
+	if c.DBTimeout < 100*time.Millisecond {
+		return errors.New("db_timeout must be at least 100ms")
 	}
 	if c.DB == "" {
 		return errors.New("db: a database URL is required")

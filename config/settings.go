@@ -15,6 +15,8 @@ var settings = []setting{
 	row("addr", "127.0.0.1:8080", "listen address of the API", func(c *Config) *string { return &c.Addr }),
 	row("admin_addr", "", "listen address of /metrics, /healthz, /readyz and pprof (empty: off)", func(c *Config) *string { return &c.AdminAddr }),
 	row("db", "sqlite:flagpole.db", "database URL: sqlite:FILE or postgres://...", func(c *Config) *string { return &c.DB }).forEveryCommand(),
+	row("db_file", "", "a file holding the database URL (a Docker or Kubernetes secret); wins over db", func(c *Config) *string { return &c.DBFile }).forEveryCommand(),
+	row("db_timeout", 20*time.Second, "the longest a database call may wait for the server (per socket read or write)", func(c *Config) *time.Duration { return &c.DBTimeout }),
 	row("db_replica", "", "database URL the loader reads from (a read replica); empty: db", func(c *Config) *string { return &c.DBReplica }),
 	row("redis", "", "redis:// URL for one rate-limit budget across instances (empty: in-process)", func(c *Config) *string { return &c.Redis }),
 	row("refresh", mustSchedule("@every 10s"), "cron schedule of the flag, trend and stats load", func(c *Config) *Schedule { return &c.Refresh }),

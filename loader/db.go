@@ -6,6 +6,7 @@ package loader
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
@@ -13,7 +14,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	_ "github.com/lib/pq"  // PostgreSQL driver
+	"github.com/lib/pq"
 	_ "modernc.org/sqlite" // pure-Go SQLite driver
 )
 
@@ -33,7 +34,30 @@ type DB struct {
 	// Path is the SQLite file, empty for PostgreSQL.
 	Path string
 	q    *queries
+
+	timeout time.Duration
+	dialer  *pgDialer // PostgreSQL only
+	stop    func() bool
 }
+
+// Option tunes Open.
+type Option func(*options)
+
+type options struct {
+	timeout time.Duration
+	done    context.Context
+}
+
+// Timeout bounds every database call: on PostgreSQL each socket read or
+// write (connecting included) that waits longer than d for the server
+// fails the call and discards its connection. It is a bound on silence,
+// not on a query's total time. Zero means DefaultTimeout.
+func Timeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
+
+// CloseOnDone closes the database's sockets when ctx ends, so that a call
+// blocked on a server that does not answer returns at once: a stopping
+// program does not wait for the deadline.
+func CloseOnDone(ctx context.Context) Option { return func(o *options) { o.done = ctx } }
 
 // ParseURL tells the dialect of a database URL and the driver's data source.
 // "sqlite:FILE" (or "sqlite://FILE") selects the embedded SQLite file;
@@ -69,12 +93,19 @@ func Redact(raw string) string {
 }
 
 // Open opens the database at raw without touching its schema.
-func Open(ctx context.Context, raw string) (*DB, error) {
+func Open(ctx context.Context, raw string, opts ...Option) (*DB, error) {
 	dialect, src, err := ParseURL(raw)
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{Dialect: dialect}
+	o := options{timeout: DefaultTimeout}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.timeout <= 0 {
+		o.timeout = DefaultTimeout
+	}
+	db := &DB{Dialect: dialect, timeout: o.timeout}
 	switch dialect {
 	case SQLite:
 		db.Path = src
@@ -85,8 +116,13 @@ func Open(ctx context.Context, raw string) (*DB, error) {
 			db.DB.SetMaxOpenConns(4)
 		}
 	case Postgres:
-		db.DB, err = sqlx.Open("postgres", src)
-		if err == nil {
+		// lib/pq reads PGPASSWORD, PGPASSFILE (~/.pgpass) and the other
+		// PG* variables for what the URL leaves out.
+		var c *pq.Connector
+		if c, err = pq.NewConnector(src); err == nil {
+			db.dialer = newPGDialer(o.timeout)
+			c.Dialer(db.dialer)
+			db.DB = sqlx.NewDb(sql.OpenDB(c), "postgres")
 			db.DB.SetMaxOpenConns(8)
 			db.DB.SetConnMaxIdleTime(5 * time.Minute)
 		}
@@ -94,25 +130,56 @@ func Open(ctx context.Context, raw string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", dialect, err)
 	}
+	if o.done != nil && db.dialer != nil {
+		db.stop = context.AfterFunc(o.done, db.dialer.abort)
+	}
 	db.q = queriesFor(dialect)
-	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	pctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open %s database %s: %w", dialect, Redact(raw), err)
+		return nil, fmt.Errorf("open %s database %s: %w", dialect, Redact(raw), db.Explain(err))
 	}
 	return db, nil
 }
 
+// Close closes the database.
+func (db *DB) Close() error {
+	if db.stop != nil {
+		db.stop()
+	}
+	return db.DB.Close()
+}
+
+// Explain says, of an error that a deadline caused, which setting bounded
+// it; other errors are returned as they are.
+func (db *DB) Explain(err error) error { return explainTimeout(err, db.timeout) }
+
+// DropIdle closes the pooled idle connections, so that the next call
+// after a failure starts on a fresh one rather than on a connection to a
+// server that may have gone.
+func (db *DB) DropIdle() {
+	db.DB.SetMaxIdleConns(0)
+	db.DB.SetMaxIdleConns(2) // database/sql's default
+}
+
+// Timeouts counts the socket operations that passed their deadline.
+func (db *DB) Timeouts() int64 {
+	if db.dialer == nil {
+		return 0
+	}
+	return db.dialer.timeouts.Load()
+}
+
 // OpenMigrated opens the database and brings its schema up to date.
-func OpenMigrated(ctx context.Context, raw string) (*DB, error) {
-	db, err := Open(ctx, raw)
+func OpenMigrated(ctx context.Context, raw string, opts ...Option) (*DB, error) {
+	db, err := Open(ctx, raw, opts...)
 	if err != nil {
 		return nil, err
 	}
 	if err := db.Migrate(ctx); err != nil {
 		db.Close()
-		return nil, err
+		return nil, db.Explain(err)
 	}
 	return db, nil
 }

@@ -60,6 +60,7 @@ type Status struct {
 	LastError       string
 	LastErrorAt     time.Time
 	KeyLastError    string
+	KeyLastErrorAt  time.Time
 }
 
 // New makes a loader reading db into store.
@@ -98,6 +99,9 @@ func (l *Loader) load(ctx context.Context, withTrends bool) error {
 	defer l.mu.Unlock()
 	start := time.Now()
 	rows, full, err := l.loadFlags(ctx, withTrends)
+	if err != nil {
+		err = l.failed(err)
+	}
 	if l.opt.OnLoad != nil {
 		l.opt.OnLoad("flags", time.Since(start), rows, err)
 	}
@@ -243,6 +247,9 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 func (l *Loader) LoadKeys(ctx context.Context) error {
 	start := time.Now()
 	hashes, keys, err := l.db.ReadKeys(ctx)
+	if err != nil {
+		err = l.failed(err)
+	}
 	if l.opt.OnLoad != nil {
 		l.opt.OnLoad("keys", time.Since(start), len(keys), err)
 	}
@@ -251,6 +258,7 @@ func (l *Loader) LoadKeys(ctx context.Context) error {
 	if err != nil {
 		l.stats.KeyFailures++
 		l.stats.KeyLastError = err.Error()
+		l.stats.KeyLastErrorAt = time.Now()
 		return err
 	}
 	l.store.SetKeys(memstore.NewKeySet(hashes, keys, time.Now()))
@@ -305,6 +313,13 @@ func (l *Loader) Run(ctx context.Context, fs, ks cron.Schedule, ready func()) er
 	<-ctx.Done()
 	<-c.Stop().Done()
 	return nil
+}
+
+// failed explains a load's error and drops the pooled connections, so
+// that the next load starts on a fresh one.
+func (l *Loader) failed(err error) error {
+	l.db.DropIdle()
+	return l.db.Explain(err)
 }
 
 // withTimeout runs a load under a deadline, so that a database that stops

@@ -77,6 +77,16 @@ func (p *program) registerState(reg *prometheus.Registry) {
 		}
 		return -1
 	})
+	gauge("flagpole_keys_age_seconds", "Age of the loaded API key set (-1 before the first key load).", func() float64 {
+		if k := p.store.Keys(); k != nil {
+			return time.Since(k.LoadedAt).Seconds()
+		}
+		return -1
+	})
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "flagpole_db_timeouts_total",
+		Help: "Database socket reads and writes of the loader that passed db_timeout (PostgreSQL).",
+	}, func() float64 { return float64(p.src.Timeouts()) }))
 	gauge("flagpole_keys_active", "Active API keys loaded.", func() float64 {
 		if k := p.store.Keys(); k != nil {
 			return float64(k.Len())

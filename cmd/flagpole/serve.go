@@ -49,6 +49,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	cfg.LogFormat = logFormat(cfg.LogFormat, stderr)
 	p, err := newProgram(ctx, cfg, *demo, stdout, stderr)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped (SIGTERM) before the database answered
+		}
 		return err
 	}
 	defer p.Close()
@@ -109,12 +112,16 @@ func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
 func newProgram(ctx context.Context, cfg config.Config, demo bool, stdout, stderr io.Writer) (*program, error) {
 	p := &program{cfg: cfg, log: newLogger(cfg, stderr), store: &memstore.Store{}, ready: make(chan struct{})}
 	var err error
-	if p.db, err = loader.OpenMigrated(ctx, cfg.DB); err != nil {
+	// Every call has a deadline at the socket, and a stop closes the
+	// sockets, so a database that does not answer holds neither the start
+	// nor the loads nor the shutdown.
+	dbOpts := []loader.Option{loader.Timeout(cfg.DBTimeout), loader.CloseOnDone(ctx)}
+	if p.db, err = loader.OpenMigrated(ctx, cfg.DB, dbOpts...); err != nil {
 		return nil, err
 	}
 	p.src = p.db
 	if cfg.DBReplica != "" {
-		if p.src, err = loader.Open(ctx, cfg.DBReplica); err != nil {
+		if p.src, err = loader.Open(ctx, cfg.DBReplica, dbOpts...); err != nil {
 			p.Close()
 			return nil, err
 		}
@@ -229,7 +236,9 @@ func (p *program) readiness() (bool, map[string]any) {
 	}
 	if st.KeyLastError != "" {
 		detail["lastKeyError"] = st.KeyLastError
+		detail["lastKeyErrorAt"] = st.KeyLastErrorAt.UTC().Format(memstore.TimeFormat)
 	}
+	detail["dbTimeouts"] = p.src.Timeouts()
 	if st.LastError != "" {
 		detail["lastError"] = st.LastError
 		detail["lastErrorAt"] = st.LastErrorAt.UTC().Format(memstore.TimeFormat)
@@ -289,7 +298,8 @@ func (p *program) Run(ctx context.Context) error {
 			n, skipped, err := p.db.SnapshotDayExclusive(loadCtx, time.Now())
 			switch {
 			case err != nil:
-				p.log.Warn("daily snapshot failed", "err", err)
+				p.db.DropIdle()
+				p.log.Warn("daily snapshot failed", "err", p.db.Explain(err))
 			case skipped:
 				p.log.Info("daily snapshot written by another instance")
 			default:
@@ -312,7 +322,13 @@ func (p *program) Run(ctx context.Context) error {
 	for _, s := range servers {
 		s.Shutdown(sctx)
 	}
-	wg.Wait()
+	loadsDone := make(chan struct{})
+	go func() { wg.Wait(); close(loadsDone) }()
+	select {
+	case <-loadsDone:
+	case <-sctx.Done():
+		p.log.Warn("the loads did not stop within shutdown_timeout; exiting anyway")
+	}
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}

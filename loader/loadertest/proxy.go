@@ -1,20 +1,24 @@
 package loadertest
 
 import (
-	"io"
+	"bytes"
 	"net"
 	"sync"
 	"testing"
 )
 
 // Proxy is a TCP proxy a test puts between a client and a server, to cut
-// the connection and restore it without touching the server itself.
+// the connection, or to stall it the way a network partition or a frozen
+// host does, without touching the server itself.
 type Proxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	up     bool
-	conns  map[net.Conn]bool
+	ln      net.Listener
+	target  string
+	mu      sync.Mutex
+	up      bool
+	stalled bool   // connections are accepted and nothing is forwarded
+	trigger []byte // stall everything once a client sends this
+	conns   map[net.Conn]bool
+	held    []net.Conn // connections that stalled: open, silent, for good
 }
 
 // NewProxy listens on a loopback port and forwards to target.
@@ -26,7 +30,15 @@ func NewProxy(tb testing.TB, target string) *Proxy {
 	}
 	p := &Proxy{ln: ln, target: target, up: true, conns: map[net.Conn]bool{}}
 	go p.serve()
-	tb.Cleanup(func() { ln.Close(); p.Cut() })
+	tb.Cleanup(func() {
+		ln.Close()
+		p.Cut()
+		p.mu.Lock()
+		for _, c := range p.held {
+			c.Close()
+		}
+		p.mu.Unlock()
+	})
 	return p
 }
 
@@ -44,11 +56,45 @@ func (p *Proxy) Cut() {
 	p.conns = map[net.Conn]bool{}
 }
 
-// Restore lets connections through again.
+// Stall stops forwarding: the open connections stay open and silent for
+// good, and new ones are accepted and then never answered, until Restore.
+// Neither side is told anything; only a deadline on the client notices.
+func (p *Proxy) Stall() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stalled = true
+}
+
+// StallOn stalls everything, as Stall does, at the moment a client sends
+// bytes containing pattern (that chunk is not forwarded): the partition
+// strikes in the middle of a chosen query.
+func (p *Proxy) StallOn(pattern string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.trigger = []byte(pattern)
+}
+
+// Stalled reports whether the proxy is stalling.
+func (p *Proxy) Stalled() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stalled
+}
+
+// Restore lets new connections through again. Connections that stalled
+// stay silent: like a TCP connection across a partition to a host that
+// has since restarted, they never answer again.
 func (p *Proxy) Restore() {
 	p.mu.Lock()
-	p.up = true
+	p.up, p.stalled, p.trigger = true, false, nil
 	p.mu.Unlock()
+}
+
+// Held is the number of connections the proxy holds silent.
+func (p *Proxy) Held() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.held)
 }
 
 func (p *Proxy) serve() {
@@ -58,10 +104,16 @@ func (p *Proxy) serve() {
 			return
 		}
 		p.mu.Lock()
-		up := p.up
+		up, stalled := p.up, p.stalled
+		if stalled {
+			p.held = append(p.held, c)
+		}
 		p.mu.Unlock()
 		if !up {
 			c.Close()
+			continue
+		}
+		if stalled {
 			continue
 		}
 		s, err := net.Dial("tcp", p.target)
@@ -72,7 +124,40 @@ func (p *Proxy) serve() {
 		p.mu.Lock()
 		p.conns[c], p.conns[s] = true, true
 		p.mu.Unlock()
-		go func() { io.Copy(s, c); s.Close() }()
-		go func() { io.Copy(c, s); c.Close() }()
+		go p.pump(s, c, true)
+		go p.pump(c, s, false)
+	}
+}
+
+// pump copies from src to dst until either closes or the proxy stalls;
+// a stalled pair is moved to held, open and silent.
+func (p *Proxy) pump(dst, src net.Conn, fromClient bool) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			if fromClient && p.trigger != nil && bytes.Contains(buf[:n], p.trigger) {
+				p.stalled = true
+			}
+			stalled := p.stalled
+			if stalled && p.conns[src] {
+				delete(p.conns, src)
+				delete(p.conns, dst)
+				p.held = append(p.held, src, dst)
+			}
+			p.mu.Unlock()
+			if stalled {
+				return
+			}
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				src.Close()
+				return
+			}
+		}
+		if err != nil {
+			dst.Close()
+			return
+		}
 	}
 }
