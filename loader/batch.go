@@ -2,6 +2,7 @@ package loader
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
@@ -12,10 +13,15 @@ import (
 // "name:ts" or "name:day" takes a timestamp or day in text form.
 type batcher struct {
 	ctx     context.Context
-	tx      *sqlx.Tx
+	tx      execer
 	dialect Dialect
 	tables  map[string]*batch
 	order   []string
+}
+
+// execer is a transaction or a connection.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
 type batch struct {
@@ -26,7 +32,7 @@ type batch struct {
 
 const batchRows = 400
 
-func newBatcher(ctx context.Context, tx *sqlx.Tx, d Dialect) *batcher {
+func newBatcher(ctx context.Context, tx execer, d Dialect) *batcher {
 	return &batcher{ctx: ctx, tx: tx, dialect: d, tables: map[string]*batch{}}
 }
 

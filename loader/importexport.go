@@ -35,7 +35,18 @@ func nowExpr(d Dialect) string {
 // Import reads JSON Lines of flags and writes them in one transaction: an
 // id or slug already present is updated, and any bad line leaves the
 // database untouched. progress, when not nil, is told each line done.
+// On SQLite the lines are staged first, so the write lock is held only
+// for the final copy (see importStaged).
 func (db *DB) Import(ctx context.Context, r io.Reader, progress func(lines int)) (int, error) {
+	if db.Dialect == SQLite {
+		return db.importStaged(ctx, r, progress)
+	}
+	return db.importLines(ctx, r, progress)
+}
+
+// importLines writes line by line in one transaction. On PostgreSQL that
+// locks only the rows it writes.
+func (db *DB) importLines(ctx context.Context, r io.Reader, progress func(lines int)) (int, error) {
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("import: %w", err)

@@ -1,0 +1,252 @@
+package loader
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrChangedDuringImport is returned, with nothing written, when a flag
+// the import's lines name by slug was created, renamed or removed by
+// another writer while the lines were staged.
+var ErrChangedDuringImport = errors.New("flags named by the import changed while it was read; nothing written, run it again")
+
+// importStaged imports into SQLite without locking the voting
+// application's writers out: every line is read, checked and written into
+// a private staging database attached to one connection, outside any
+// write transaction on the main database (in WAL mode, which the loader
+// and the writers share freely). Only the final step, one INSERT ...
+// SELECT per table in one IMMEDIATE transaction, takes the write lock;
+// writers that arrive meanwhile wait (busy_timeout) rather than fail.
+// A bad line fails before that step, so nothing is written.
+func (db *DB) importStaged(ctx context.Context, r io.Reader, progress func(lines int)) (n int, err error) {
+	f, err := os.CreateTemp(filepath.Dir(db.Path), "."+filepath.Base(db.Path)+".import-*")
+	if err != nil {
+		return 0, fmt.Errorf("import: staging file: %w", err)
+	}
+	stagePath := f.Name()
+	f.Close()
+	defer os.Remove(stagePath)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("import: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "ATTACH DATABASE ? AS stage", stagePath); err != nil {
+		return 0, fmt.Errorf("import: staging: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE stage")
+	for _, q := range stageSchema {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return 0, fmt.Errorf("import: staging: %w", err)
+		}
+	}
+
+	ids, err := readSlugs(ctx, conn)
+	if err != nil {
+		return 0, fmt.Errorf("import: %w", err)
+	}
+	lines, err := db.stage(ctx, conn, r, ids, progress)
+	if err != nil {
+		return 0, err
+	}
+
+	// The short step: the write lock from here to COMMIT. Every snapshot's
+	// flag is one the step writes, so the per-row foreign key check is
+	// dropped for it.
+	if _, err := conn.ExecContext(ctx, "PRAGMA foreign_keys = OFF"); err != nil {
+		return 0, fmt.Errorf("import: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA foreign_keys = ON")
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return 0, fmt.Errorf("import: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+	now, err := readSlugs(ctx, conn)
+	if err != nil {
+		return 0, fmt.Errorf("import: %w", err)
+	}
+	for _, l := range lines { // the same lines against the database as it is now
+		id, lerr := now.resolve(l.id, l.slug)
+		if lerr != nil || id != l.resolved {
+			return 0, ErrChangedDuringImport
+		}
+		now.apply(id, l.slug)
+	}
+	for _, q := range []string{copyFlags, copySnapshots, "INSERT INTO main.data_changes (kind) VALUES ('import')"} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return 0, fmt.Errorf("import: %w", err)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return 0, fmt.Errorf("import: %w", err)
+	}
+	return len(lines), nil
+}
+
+// stagedLine is what the final step checks again of each line.
+type stagedLine struct{ id, slug, resolved string }
+
+// stage reads, checks and writes every line into the staging tables,
+// resolving each line's flag as the line-by-line import would.
+func (db *DB) stage(ctx context.Context, conn *sql.Conn, r io.Reader, ids *slugIndex, progress func(int)) ([]stagedLine, error) {
+	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil { // deferred: it writes only the staging file
+		return nil, fmt.Errorf("import: staging: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+	w := newBatcher(ctx, conn, SQLite)
+	var lines []stagedLine
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		raw := bytes.TrimSpace(sc.Bytes())
+		if line == 1 {
+			raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
+		}
+		if len(raw) == 0 {
+			continue
+		}
+		f, err := parseRecord(raw)
+		if err != nil {
+			return nil, &LineError{Line: line, Err: err}
+		}
+		id, err := ids.resolve(f.ID, f.Slug)
+		if err != nil {
+			return nil, &LineError{Line: line, Err: err}
+		}
+		ids.apply(id, f.Slug)
+		lines = append(lines, stagedLine{id: f.ID, slug: f.Slug, resolved: id})
+		var region any
+		if f.Region != "" {
+			region = f.Region
+		}
+		if err := w.add("stage.import_flags", stageFlagCols, line, id, f.Slug, f.Status, f.Category, region,
+			f.Text[0], f.Text[1], f.Text[2], f.Text[3], f.Description[0], f.Description[1], f.Description[2], f.Description[3],
+			strings.Join(f.Contexts, ","), f.Red, f.Green, tsText(f.CreatedAt)); err != nil {
+			return nil, &LineError{Line: line, Err: err}
+		}
+		for _, s := range f.Snapshots {
+			// A later line's day replaces an earlier one's, as in the database.
+			if err := w.add("stage.import_snapshots", stageSnapCols, id, dayText(s.Day), s.Red, s.Green); err != nil {
+				return nil, &LineError{Line: line, Err: err}
+			}
+		}
+		if progress != nil {
+			progress(line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &LineError{Line: line + 1, Err: err}
+	}
+	if err := w.flush(); err != nil {
+		return nil, fmt.Errorf("import: staging: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return nil, fmt.Errorf("import: staging: %w", err)
+	}
+	committed = true
+	return lines, nil
+}
+
+var (
+	stageFlagCols = []string{"line", "id", "slug", "status", "category", "region", "text_tr", "text_en", "text_de",
+		"text_es", "description_tr", "description_en", "description_de", "description_es", "contexts", "red_count",
+		"green_count", "created_at"}
+	stageSnapCols = []string{"flag_id", "day", "red", "green"}
+)
+
+// stageSchema makes the staging tables, in a file nobody else reads:
+// no journal, no sync. Snapshot rows are keyed as in the database, so a
+// repeated day keeps the last line's counters and the final copy walks
+// both tables in key order.
+var stageSchema = []string{
+	"PRAGMA stage.journal_mode = OFF",
+	"PRAGMA stage.synchronous = OFF",
+	"CREATE TABLE stage.import_flags (line INTEGER PRIMARY KEY, id TEXT NOT NULL, slug TEXT NOT NULL, status TEXT NOT NULL, " +
+		"category TEXT NOT NULL, region TEXT, text_tr TEXT NOT NULL, text_en TEXT NOT NULL, text_de TEXT NOT NULL, " +
+		"text_es TEXT NOT NULL, description_tr TEXT, description_en TEXT, description_de TEXT, description_es TEXT, " +
+		"contexts TEXT NOT NULL, red_count INTEGER NOT NULL, green_count INTEGER NOT NULL, created_at TEXT NOT NULL)",
+	"CREATE TABLE stage.import_snapshots (flag_id TEXT NOT NULL, day TEXT NOT NULL, red INTEGER NOT NULL, " +
+		"green INTEGER NOT NULL, PRIMARY KEY (flag_id, day) ON CONFLICT REPLACE) WITHOUT ROWID",
+}
+
+// The final copy: flags in line order (an upsert per line, as the
+// line-by-line import does), then the snapshots in key order.
+const (
+	copyFlags = "INSERT INTO main.flags (id, slug, status, category, region, text_tr, text_en, text_de, text_es, " +
+		"description_tr, description_en, description_de, description_es, contexts, red_count, green_count, created_at) " +
+		"SELECT id, slug, status, category, region, text_tr, text_en, text_de, text_es, description_tr, description_en, " +
+		"description_de, description_es, contexts, red_count, green_count, created_at FROM stage.import_flags WHERE true ORDER BY line " +
+		"ON CONFLICT (id) DO UPDATE SET slug = excluded.slug, status = excluded.status, category = excluded.category, " +
+		"region = excluded.region, text_tr = excluded.text_tr, text_en = excluded.text_en, text_de = excluded.text_de, " +
+		"text_es = excluded.text_es, description_tr = excluded.description_tr, description_en = excluded.description_en, " +
+		"description_de = excluded.description_de, description_es = excluded.description_es, contexts = excluded.contexts, " +
+		"red_count = excluded.red_count, green_count = excluded.green_count, created_at = excluded.created_at"
+	copySnapshots = "INSERT INTO main.flag_snapshots (flag_id, day, red, green) " +
+		"SELECT flag_id, day, red, green FROM stage.import_snapshots WHERE true ORDER BY flag_id, day " +
+		"ON CONFLICT (flag_id, day) DO UPDATE SET red = excluded.red, green = excluded.green " +
+		"WHERE flag_snapshots.red <> excluded.red OR flag_snapshots.green <> excluded.green"
+)
+
+// slugIndex is the flags' ids and slugs, to resolve import lines.
+type slugIndex struct {
+	slugOf map[string]string // id -> slug
+	idOf   map[string]string // slug -> id
+}
+
+func readSlugs(ctx context.Context, conn *sql.Conn) (*slugIndex, error) {
+	rows, err := conn.QueryContext(ctx, "SELECT id, slug FROM main.flags")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	x := &slugIndex{slugOf: map[string]string{}, idOf: map[string]string{}}
+	for rows.Next() {
+		var id, slug string
+		if err := rows.Scan(&id, &slug); err != nil {
+			return nil, err
+		}
+		x.slugOf[id], x.idOf[slug] = slug, id
+	}
+	return x, rows.Err()
+}
+
+// resolve names the flag a line writes: its id, unless its slug belongs
+// to another flag, which the line then updates (when its own id is not
+// taken too).
+func (x *slugIndex) resolve(id, slug string) (string, error) {
+	owner, ok := x.idOf[slug]
+	if !ok || owner == id {
+		return id, nil
+	}
+	if _, exists := x.slugOf[id]; exists {
+		return "", fmt.Errorf("slug %q already belongs to flag %s", slug, owner)
+	}
+	return owner, nil
+}
+
+// apply records that flag id now has slug.
+func (x *slugIndex) apply(id, slug string) {
+	if old, ok := x.slugOf[id]; ok && old != slug {
+		delete(x.idOf, old)
+	}
+	x.slugOf[id], x.idOf[slug] = slug, id
+}
