@@ -159,6 +159,15 @@ func (db *DB) stage(ctx context.Context, conn *sql.Conn, r io.Reader, ids *slugI
 	if err := w.flush(); err != nil {
 		return nil, fmt.Errorf("import: staging: %w", err)
 	}
+	// Rows the database already holds as they are need no write: dropping
+	// them here, outside the write lock, keeps the final step to what
+	// changes (a re-import of an export writes almost nothing). A flag
+	// named on several lines is kept, as its lines may undo each other.
+	for _, q := range []string{dropUnchangedFlags, dropUnchangedSnapshots} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return nil, fmt.Errorf("import: staging: %w", err)
+		}
+	}
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
 		return nil, fmt.Errorf("import: staging: %w", err)
 	}
@@ -187,6 +196,19 @@ var stageSchema = []string{
 	"CREATE TABLE stage.import_snapshots (flag_id TEXT NOT NULL, day TEXT NOT NULL, red INTEGER NOT NULL, " +
 		"green INTEGER NOT NULL, PRIMARY KEY (flag_id, day) ON CONFLICT REPLACE) WITHOUT ROWID",
 }
+
+var dropUnchangedFlags = "DELETE FROM stage.import_flags WHERE id IN (SELECT id FROM stage.import_flags GROUP BY id HAVING count(*) = 1) " +
+	"AND EXISTS (SELECT 1 FROM main.flags m WHERE m.id = import_flags.id" + func() string {
+	var b strings.Builder
+	for _, c := range stageFlagCols[2:] {
+		b.WriteString(" AND m." + c + " IS import_flags." + c)
+	}
+	return b.String()
+}() + ")"
+
+const dropUnchangedSnapshots = "DELETE FROM stage.import_snapshots WHERE EXISTS (SELECT 1 FROM main.flag_snapshots m " +
+	"WHERE m.flag_id = import_snapshots.flag_id AND m.day = import_snapshots.day " +
+	"AND m.red = import_snapshots.red AND m.green = import_snapshots.green)"
 
 // The final copy: flags in line order (an upsert per line, as the
 // line-by-line import does), then the snapshots in key order.
