@@ -106,7 +106,9 @@ func (a *arena) flag() *Flag {
 // strPtr returns a pointer to a copy of s.
 func (a *arena) strPtr(s string) *string {
 	if a == nil {
-		return &s
+		p := new(string)
+		*p = s
+		return p
 	}
 	if len(a.strs) == cap(a.strs) {
 		a.strs = make([]string, 0, grow(&a.nextStrs, 1, maxFlagChunk))
