@@ -22,13 +22,14 @@ type view struct {
 type views struct {
 	mu       sync.Mutex // held while rendering
 	cur, old atomic.Pointer[view]
+	store    *memstore.Store
 	unwatch  func()
 }
 
 // watch renders st's snapshot, if it has one, and every snapshot it swaps
 // in from now on.
 func watch(st *memstore.Store) *views {
-	vs := &views{}
+	vs := &views{store: st}
 	vs.unwatch = st.OnSwap(vs.prepare)
 	if s := st.Snapshot(); s != nil {
 		vs.prepare(s)
@@ -39,19 +40,29 @@ func watch(st *memstore.Store) *views {
 // close stops watching the store.
 func (vs *views) close() { vs.unwatch() }
 
-// of returns the view of s.
+// of returns the view of s, rendering it if s is neither the current
+// snapshot's nor the one before (a snapshot the store held before watch);
+// it becomes the current view only if s is the store's current snapshot.
 func (vs *views) of(s *memstore.Snapshot) *view {
 	if v := vs.find(s); v != nil {
 		return v
 	}
+	return vs.render(s, func() bool { return vs.store.Snapshot() == s })
+}
+
+// render renders s from the current view, under the lock, unless another
+// request did meanwhile; the view becomes current when current says so.
+func (vs *views) render(s *memstore.Snapshot, current func() bool) *view {
 	vs.mu.Lock()
 	defer vs.mu.Unlock()
 	if v := vs.find(s); v != nil {
 		return v
 	}
 	v := render(vs.cur.Load(), s)
-	vs.old.Store(vs.cur.Load())
-	vs.cur.Store(v)
+	if current() {
+		vs.old.Store(vs.cur.Load())
+		vs.cur.Store(v)
+	}
 	return v
 }
 
@@ -65,8 +76,8 @@ func (vs *views) find(s *memstore.Snapshot) *view {
 	return nil
 }
 
-// prepare renders s before the store swaps it in.
-func (vs *views) prepare(s *memstore.Snapshot) { vs.of(s) }
+// prepare renders s before the store swaps it in, as the current view.
+func (vs *views) prepare(s *memstore.Snapshot) { vs.render(s, func() bool { return true }) }
 
 // render makes the view of s, sharing prev's encodings of the flags the
 // two snapshots share, so a tick encodes only the flags it changed.

@@ -153,4 +153,14 @@ func TestViewSharesUnchangedEncodings(t *testing.T) {
 	if shared != 38 || s2.Len() != 40 {
 		t.Errorf("%d of %d encodings shared, want 38 of 40", shared, s2.Len())
 	}
+	// Two swaps later a request that pinned s1 still gets s1's view, and
+	// the current view stays the current snapshot's.
+	s3, err := memstore.Build(s2, memstore.Change{LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetSnapshot(s3)
+	if v := vs.of(s1); v.snap != s1 || vs.cur.Load().snap != s3 || vs.old.Load().snap != s2 {
+		t.Error("an old snapshot's view replaced the current one")
+	}
 }

@@ -157,6 +157,7 @@ func TestTicksEqualBuildFromScratch(t *testing.T) {
 				t.Fatalf("generation %d after %d builds", next.Gen, tick+1)
 			}
 			sameSnapshots(t, fmt.Sprintf("seed %d tick %d", seed, tick), next, scratch, w)
+			checkOracle(t, fmt.Sprintf("seed %d tick %d", seed, tick), next, w, agg)
 			snap = next
 		}
 	}

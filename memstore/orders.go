@@ -28,7 +28,7 @@ func (s *Snapshot) buildOrders(prev *Snapshot, d delta) {
 	}
 	var lists []int
 	for l := range s.orders {
-		if d.moved || redo[l] || s.orders[l] == nil {
+		if d.moved || redo[l] { // a new region's list is one a fresh flag joined
 			lists = append(lists, l)
 			s.orders[l] = &orderSet{}
 		}
