@@ -55,11 +55,11 @@ func (vs *views) of(s *memstore.Snapshot) *view {
 func (vs *views) render(s *memstore.Snapshot, current func() bool) *view {
 	vs.mu.Lock()
 	defer vs.mu.Unlock()
-	if v := vs.find(s); v != nil {
-		return v
+	v := vs.find(s)
+	if v == nil {
+		v = render(vs.cur.Load(), s)
 	}
-	v := render(vs.cur.Load(), s)
-	if current() {
+	if v != vs.cur.Load() && current() {
 		vs.old.Store(vs.cur.Load())
 		vs.cur.Store(v)
 	}
