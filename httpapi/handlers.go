@@ -71,16 +71,16 @@ func (a *API) flags(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	}
 	return a.cache.get(listKey(s, q), func() ([]byte, error) {
 		page, total := s.List(q)
-		return renderList(q, page, total), nil
+		return renderList(a.views.of(s), q, page, total), nil
 	})
 }
 
 func (a *API) flag(c *gin.Context, s *memstore.Snapshot) (*response, error) {
-	f, ok := s.FlagBySlug(c.Param("slug"))
+	f, pos, ok := s.FlagBySlug(c.Param("slug"))
 	if !ok {
 		return nil, errNotFound
 	}
-	return a.cache.get(genKey(s, "flag", f.ID), func() ([]byte, error) { return f.DetailJSON(), nil })
+	return a.cache.get(genKey(s, "flag", f.ID), func() ([]byte, error) { return a.views.of(s).flags[pos].json, nil })
 }
 
 func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
@@ -88,7 +88,7 @@ func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, ok := s.FlagBySlug(c.Param("slug"))
+	f, _, ok := s.FlagBySlug(c.Param("slug"))
 	if !ok {
 		return nil, errNotFound
 	}
@@ -123,7 +123,7 @@ func (a *API) search(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	}
 	return a.cache.get(genKey(s, "search", strconv.Itoa(limit), q), func() ([]byte, error) {
 		hits, total := s.Search(q, limit)
-		return renderSearch(q, limit, hits, total), nil
+		return renderSearch(a.views.of(s), q, limit, hits, total), nil
 	})
 }
 

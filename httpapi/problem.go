@@ -7,8 +7,6 @@ import (
 	"strconv"
 
 	"github.com/gin-gonic/gin"
-
-	"github.com/flagpole/flagpole/memstore"
 )
 
 // Error codes of the problem+json body, one per kind of failure.
@@ -60,21 +58,21 @@ func (a *API) writeProblem(c *gin.Context, err error) {
 	status := statusOf[p.Code]
 	b := make([]byte, 0, 256)
 	b = append(b, `{"type":"about:blank","title":`...)
-	b = memstore.AppendString(b, http.StatusText(status))
+	b = appendString(b, http.StatusText(status))
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(status), 10)
 	b = append(b, `,"detail":`...)
-	b = memstore.AppendString(b, p.Detail)
+	b = appendString(b, p.Detail)
 	b = append(b, `,"code":"`...)
 	b = append(b, p.Code...)
 	b = append(b, '"')
 	if p.Param != "" {
 		b = append(b, `,"param":`...)
-		b = memstore.AppendString(b, p.Param)
+		b = appendString(b, p.Param)
 	}
 	if id := requestIDOf(c); id != "" {
 		b = append(b, `,"requestId":`...)
-		b = memstore.AppendString(b, id)
+		b = appendString(b, id)
 	}
 	b = append(b, '}')
 	h := c.Writer.Header()

@@ -15,14 +15,14 @@ func appendTime(b []byte, t time.Time) []byte {
 	return append(b, '"')
 }
 
-func renderList(q memstore.ListQuery, page []*memstore.Flag, total int) []byte {
+func renderList(v *view, q memstore.ListQuery, page memstore.Page, total int) []byte {
 	size := 128
-	for _, f := range page {
-		size += f.ItemLen() + 1
+	for k := range page.Len() {
+		size += int(v.flags[page.Pos(k)].itemEnd) + 2
 	}
 	b := make([]byte, 0, size)
 	b = append(b, `{"count":`...)
-	b = appendInt(b, int64(len(page)))
+	b = appendInt(b, int64(page.Len()))
 	b = append(b, `,"total":`...)
 	b = appendInt(b, int64(total))
 	b = append(b, `,"sort":"`...)
@@ -38,23 +38,23 @@ func renderList(q memstore.ListQuery, page []*memstore.Flag, total int) []byte {
 	b = append(b, `,"offset":`...)
 	b = appendInt(b, int64(q.Offset))
 	b = append(b, `,"data":[`...)
-	for i, f := range page {
-		if i > 0 {
+	for k := range page.Len() {
+		if k > 0 {
 			b = append(b, ',')
 		}
-		b = f.AppendItem(b)
+		b = v.flags[page.Pos(k)].appendItem(b)
 	}
 	return append(b, "]}"...)
 }
 
-func renderSearch(q string, limit int, hits []memstore.SearchHit, total int) []byte {
+func renderSearch(v *view, q string, limit int, hits []memstore.SearchHit, total int) []byte {
 	b := make([]byte, 0, 128+len(hits)*512)
 	b = append(b, `{"count":`...)
 	b = appendInt(b, int64(len(hits)))
 	b = append(b, `,"total":`...)
 	b = appendInt(b, int64(total))
 	b = append(b, `,"q":`...)
-	b = memstore.AppendString(b, q)
+	b = appendString(b, q)
 	b = append(b, `,"limit":`...)
 	b = appendInt(b, int64(limit))
 	b = append(b, `,"data":[`...)
@@ -62,7 +62,8 @@ func renderSearch(q string, limit int, hits []memstore.SearchHit, total int) []b
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, h.Flag.SearchPrefix()...)
+		e := &v.flags[v.snap.PosOf(h.Flag)]
+		b = append(b, e.json[:e.searchCut]...)
 		b = append(b, `,"rank":`...)
 		b = strconv.AppendFloat(b, h.Rank, 'f', -1, 64)
 		b = append(b, '}')
@@ -73,13 +74,13 @@ func renderSearch(q string, limit int, hits []memstore.SearchHit, total int) []b
 func renderTrend(f *memstore.Flag, days int, points []memstore.TrendPoint) []byte {
 	b := make([]byte, 0, 160+len(points)*110)
 	b = append(b, `{"slug":`...)
-	b = memstore.AppendString(b, f.Slug)
+	b = appendString(b, f.Slug)
 	b = append(b, `,"days":`...)
 	b = appendInt(b, int64(days))
 	b = append(b, `,"count":`...)
 	b = appendInt(b, int64(len(points)))
 	b = append(b, `,"current":`...)
-	b = memstore.AppendVotes(b, f.Red, f.Green)
+	b = appendVotes(b, f.Red, f.Green)
 	b = append(b, `,"snapshots":[`...)
 	for i, p := range points {
 		if i > 0 {
@@ -88,7 +89,7 @@ func renderTrend(f *memstore.Flag, days int, points []memstore.TrendPoint) []byt
 		b = append(b, `{"at":`...)
 		b = appendTime(b, p.At())
 		b = append(b, ',')
-		b = memstore.AppendVoteFields(b, p.Red, p.Green)
+		b = appendVoteFields(b, p.Red, p.Green)
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)

@@ -10,8 +10,6 @@ import (
 
 	"github.com/dgraph-io/ristretto/v2"
 	"github.com/gin-gonic/gin"
-
-	"github.com/flagpole/flagpole/memstore"
 )
 
 // payload is a body as it is sent: its strong ETag and its gzip form,
@@ -37,7 +35,7 @@ func newPayload(body []byte, etag string, gzLevel int) *payload {
 type response = payload
 
 func newResponse(body []byte) *response {
-	return newPayload(body, memstore.ETag(body), gzip.BestSpeed)
+	return newPayload(body, etag(body), gzip.BestSpeed)
 }
 
 // gzipped returns the gzip form and its Content-Length, or nil.

@@ -48,6 +48,7 @@ type API struct {
 	engine  *gin.Engine
 	openapi *response
 	metrics *metrics
+	views   *views
 }
 
 // New builds the API and its route table.
@@ -74,6 +75,7 @@ func New(opt Options) (*API, error) {
 	}
 	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, log: opt.Log, now: opt.Now, openapi: newResponse(spec),
 		metrics: newMetrics(opt.Metrics)}
+	a.views = watch(opt.Store)
 	a.engine = a.routes()
 	return a, nil
 }
@@ -85,7 +87,7 @@ func (a *API) Handler() http.Handler { return a.engine }
 func (a *API) CacheHitRatio() float64 { return a.cache.HitRatio() }
 
 // Close releases the response cache.
-func (a *API) Close() { a.cache.close() }
+func (a *API) Close() { a.cache.close(); a.views.close() }
 
 // exposed are the response headers a browser script may read.
 var exposed = []string{"ETag", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",

@@ -1,6 +1,9 @@
 package memstore
 
-import "unsafe"
+import (
+	"slices"
+	"unsafe"
+)
 
 // arena hands out the immutable parts of many objects built together (the
 // flags of a full load, a whole trend history) from a few large chunks
@@ -15,11 +18,12 @@ type arena struct {
 	bytes []byte
 	words []uint32
 	flags []Flag
+	strs  []string
 	// Chunk sizes, in elements: each starts small (a tick that adds one
 	// flag uses little) and doubles up to a limit.
-	nextBytes, nextWords, nextFlags int
-	scratch                         []byte
-	wordScratch                     []uint32
+	nextBytes, nextWords, nextFlags, nextStrs int
+	scratch                                   []byte
+	wordScratch                               []uint32
 }
 
 const (
@@ -27,7 +31,9 @@ const (
 	maxFlagChunk = 1024    // flags
 )
 
-func newArena() *arena { return &arena{nextBytes: 4 << 10, nextWords: 1 << 10, nextFlags: 16} }
+func newArena() *arena {
+	return &arena{nextBytes: 4 << 10, nextWords: 1 << 10, nextFlags: 16, nextStrs: 16}
+}
 
 // grow returns the size of the next chunk for a request of n elements.
 func grow(next *int, n, limit int) int {
@@ -95,6 +101,48 @@ func (a *arena) flag() *Flag {
 	}
 	a.flags = a.flags[:len(a.flags)+1]
 	return &a.flags[len(a.flags)-1]
+}
+
+// strPtr returns a pointer to a copy of s.
+func (a *arena) strPtr(s string) *string {
+	if a == nil {
+		p := new(string)
+		*p = s
+		return p
+	}
+	if len(a.strs) == cap(a.strs) {
+		a.strs = make([]string, 0, grow(&a.nextStrs, 1, maxFlagChunk))
+	}
+	a.strs = append(a.strs, a.str(s))
+	return &a.strs[len(a.strs)-1]
+}
+
+// contexts returns a copy of cs, each value that is one of the context
+// enums sharing the enum's string.
+func (a *arena) contexts(cs []string) []string {
+	if len(cs) == 0 {
+		return nil
+	}
+	var out []string
+	if a == nil {
+		out = make([]string, 0, len(cs))
+	} else {
+		if len(cs) > cap(a.strs)-len(a.strs) {
+			a.strs = make([]string, 0, grow(&a.nextStrs, len(cs), maxFlagChunk))
+		}
+		start := len(a.strs)
+		out = a.strs[start : start : start+len(cs)]
+		a.strs = a.strs[:start+len(cs)]
+	}
+	for _, c := range cs {
+		if k := slices.Index(Contexts, c); k >= 0 {
+			c = Contexts[k]
+		} else {
+			c = a.str(c)
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // buffer is a scratch buffer of at least n bytes' capacity for encoding

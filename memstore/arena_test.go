@@ -26,7 +26,7 @@ func TestArenaKeepsCopies(t *testing.T) {
 			ids := append(a.wordBuffer(), uint32(i), uint32(i+1), uint32(i+2))
 			words = append(words, a.keepWords(ids))
 			f := a.flag()
-			if f.ID != "" || f.json != nil {
+			if f.ID != "" || f.Text[0] != "" || f.Contexts != nil {
 				t.Fatalf("flag %d not zero", i)
 			}
 			f.ID = strs[i]

@@ -2,100 +2,200 @@ package memstore
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
 
-// A tick patches the previous snapshot: whatever it changes, the result
-// must be exactly the snapshot a full build of the same flags makes.
-func TestPatchedTickEqualsFullBuild(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 9))
-	regions := []string{"", "TR", "DE", "ES", "US"}
-	words := []string{"bus", "late", "yaşlı", "größe", "niño", "kind", "money", "calls"}
-	text := func() string { return words[rng.IntN(len(words))] + " " + words[rng.IntN(len(words))] }
-	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	var flags []FlagInput
-	for i := range 400 {
-		in := FlagInput{ID: fmt.Sprintf("flg_%04d", i), Slug: fmt.Sprintf("flag-%d", i), Approved: true,
-			Category: Categories[rng.IntN(NumCategories)], Region: regions[rng.IntN(len(regions))],
-			CreatedAt: now.Add(-time.Duration(rng.IntN(72)) * time.Hour), Red: rng.Int64N(20), Green: rng.Int64N(20)}
-		in.UpdatedAt = in.CreatedAt
-		for l := range in.Text {
-			in.Text[l] = text()
+// world is the database a property test changes: every flag, approved or
+// not, by id, and what the loader would read of the last tick.
+type world struct {
+	rng     *rand.Rand
+	flags   map[string]FlagInput
+	changed []FlagInput
+	full    bool // a row was deleted: the loader reads everything again
+	next    int
+	regions []string // every region a flag has had
+	slugs   []string // every slug a flag has had
+	now     time.Time
+}
+
+var propWords = []string{"bus", "late", "yaşlı", "größe", "niño", "kind", "money", "calls", "günü", "straße"}
+
+func (w *world) text() string {
+	return propWords[w.rng.IntN(len(propWords))] + " " + propWords[w.rng.IntN(len(propWords))]
+}
+
+// region is mostly one already seen, sometimes a new one.
+func (w *world) region() string {
+	if w.rng.IntN(8) == 0 || len(w.regions) == 0 {
+		r := fmt.Sprintf("R%d", len(w.regions))
+		if len(w.regions) == 0 {
+			r = ""
 		}
-		flags = append(flags, in)
+		w.regions = append(w.regions, r)
+		return r
 	}
-	agg := Aggregates{Users: 5, VotesLast24h: 1, Last7d: 2, Last30d: 3}
-	snap, err := Build(nil, Change{Full: true, Flags: flags, Aggregates: agg, LoadedAt: now})
-	if err != nil {
-		t.Fatal(err)
+	return w.regions[w.rng.IntN(len(w.regions))]
+}
+
+func (w *world) slug() string {
+	s := fmt.Sprintf("slug-%d", len(w.slugs))
+	w.slugs = append(w.slugs, s)
+	return s
+}
+
+func (w *world) insert() {
+	in := FlagInput{ID: fmt.Sprintf("flg_%04d", w.rng.IntN(10000)), Slug: w.slug(), Approved: w.rng.IntN(5) > 0,
+		Category: Categories[w.rng.IntN(NumCategories)], Region: w.region(),
+		CreatedAt: w.now.Add(-time.Duration(w.rng.IntN(72)) * time.Hour), Red: w.rng.Int64N(9), Green: w.rng.Int64N(9)}
+	if _, taken := w.flags[in.ID]; taken {
+		return
 	}
-	for tick := range 60 {
-		now = now.Add(time.Second)
-		var changes []FlagInput
-		for range rng.IntN(12) { // sometimes none
-			i := rng.IntN(len(flags))
-			in := &flags[i]
-			switch rng.IntN(6) {
-			case 0:
-				in.Category = Categories[rng.IntN(NumCategories)]
-			case 1:
-				in.Region = regions[rng.IntN(len(regions))]
-			case 2:
-				in.Text[rng.IntN(int(NumLangs))] = text()
-			default: // votes, the usual change; ties on net and total are common
-				in.Red, in.Green = rng.Int64N(20), rng.Int64N(20)
-			}
-			in.UpdatedAt = now
-			changes = append(changes, *in)
-			if rng.IntN(4) == 0 {
-				changes = append(changes, *in) // read twice in one tick
-			}
+	for l := range in.Text {
+		in.Text[l] = w.text()
+	}
+	if w.rng.IntN(2) == 0 {
+		d := "about " + w.text()
+		in.Description[EN] = &d
+	}
+	in.Contexts = []string{Contexts[w.rng.IntN(len(Contexts))]}
+	w.put(in)
+}
+
+func (w *world) put(in FlagInput) {
+	in.UpdatedAt = w.now
+	w.flags[in.ID] = in
+	w.changed = append(w.changed, in)
+}
+
+// change applies one random change to the world.
+func (w *world) change() {
+	ids := slices.Sorted(maps.Keys(w.flags))
+	if len(ids) == 0 || w.rng.IntN(6) == 0 {
+		w.insert()
+		return
+	}
+	in := w.flags[ids[w.rng.IntN(len(ids))]]
+	switch w.rng.IntN(12) {
+	case 0:
+		in.Approved = !in.Approved // approved, or rejected
+	case 1:
+		in.Slug = w.slug()
+	case 2: // two flags swap their slugs in one tick
+		other := w.flags[ids[w.rng.IntN(len(ids))]]
+		if other.ID != in.ID {
+			in.Slug, other.Slug = other.Slug, in.Slug
+			w.put(other)
 		}
-		patched, err := Build(snap, Change{Flags: changes, Aggregates: agg, LoadedAt: now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		full, err := Build(nil, Change{Full: true, Flags: flags, Aggregates: agg, LoadedAt: now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		compareSnapshots(t, fmt.Sprintf("tick %d", tick), patched, full)
-		snap = patched
+	case 3:
+		in.Region = w.region()
+	case 4:
+		in.Category = Categories[w.rng.IntN(NumCategories)]
+	case 5:
+		in.Text[w.rng.IntN(int(NumLangs))] = w.text()
+	case 6:
+		d := "now " + w.text()
+		in.Description[w.rng.IntN(int(NumLangs))] = &d
+		in.Contexts = append(slices.Clone(in.Contexts), Contexts[w.rng.IntN(len(Contexts))])
+	case 7:
+		delete(w.flags, in.ID)
+		w.full = true
+		return
+	default: // votes, the usual change; ties are common
+		in.Red, in.Green = w.rng.Int64N(9), w.rng.Int64N(9)
+	}
+	w.put(in)
+	if w.rng.IntN(5) == 0 {
+		w.changed = append(w.changed, in) // read twice in one tick
 	}
 }
 
-func compareSnapshots(t *testing.T, at string, got, want *Snapshot) {
-	t.Helper()
-	ids := func(s *Snapshot, order []int32) []string {
-		out := make([]string, len(order))
-		for k, i := range order {
-			out[k] = s.flags[i].ID
+// approved is what a full load reads: every approved flag.
+func (w *world) approved() []FlagInput {
+	var out []FlagInput
+	for _, in := range w.flags {
+		if in.Approved {
+			out = append(out, in)
 		}
-		return out
 	}
-	for srt := Sort(0); srt < NumSorts; srt++ {
-		for dir := range 2 {
-			if !slices.Equal(ids(got, got.all[srt][dir]), ids(want, want.all[srt][dir])) {
-				t.Fatalf("%s: order %d/%d differs", at, srt, dir)
+	return out
+}
+
+// Built tick by tick, a snapshot is the one a build from scratch makes of
+// the same data, whatever the ticks inserted, approved, rejected, voted,
+// renamed, moved to another (or a new) region, edited or deleted.
+func TestTicksEqualBuildFromScratch(t *testing.T) {
+	agg := Aggregates{Users: 5, VotesLast24h: 1, Last7d: 2, Last30d: 3}
+	for seed := range uint64(12) {
+		w := &world{rng: rand.New(rand.NewPCG(seed, 99)), flags: map[string]FlagInput{},
+			now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+		var snap *Snapshot
+		for tick := range 40 {
+			w.now = w.now.Add(time.Minute)
+			w.changed, w.full = nil, tick%17 == 16
+			for range w.rng.IntN(10) { // sometimes none
+				w.change()
 			}
-			for c := range NumCategories {
-				if !slices.Equal(ids(got, got.byCat[c][srt][dir]), ids(want, want.byCat[c][srt][dir])) {
-					t.Fatalf("%s: category %d order %d/%d differs", at, c, srt, dir)
-				}
+			ch := Change{Full: w.full, Flags: w.changed, Aggregates: agg, LoadedAt: w.now}
+			if w.full {
+				ch.Flags = w.approved()
 			}
-			for d := range NumDominants {
-				if !slices.Equal(ids(got, got.byDom[d][srt][dir]), ids(want, want.byDom[d][srt][dir])) {
-					t.Fatalf("%s: colour %d order %d/%d differs", at, d, srt, dir)
-				}
+			next, err := Build(snap, ch)
+			if err != nil {
+				t.Fatalf("seed %d tick %d: %v", seed, tick, err)
 			}
-			for r, o := range want.byRegion {
-				g, ok := got.byRegion[r]
-				if !ok || !slices.Equal(ids(got, g[srt][dir]), ids(want, o[srt][dir])) {
-					t.Fatalf("%s: region %q order %d/%d differs", at, r, srt, dir)
+			scratch, err := Build(nil, Change{Full: true, Flags: w.approved(), Aggregates: agg, LoadedAt: w.now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if next.Gen != uint64(tick+1) {
+				t.Fatalf("generation %d after %d builds", next.Gen, tick+1)
+			}
+			sameSnapshots(t, fmt.Sprintf("seed %d tick %d", seed, tick), next, scratch, w)
+			checkOracle(t, fmt.Sprintf("seed %d tick %d", seed, tick), next, w, agg)
+			snap = next
+		}
+	}
+}
+
+// sameSnapshots compares everything a reader can ask two snapshots.
+func sameSnapshots(t *testing.T, at string, got, want *Snapshot, w *world) {
+	t.Helper()
+	if got.Len() != want.Len() || got.Len() != len(w.approved()) {
+		t.Fatalf("%s: %d flags, want %d (%d approved)", at, got.Len(), want.Len(), len(w.approved()))
+	}
+	for i := range got.Len() {
+		if g, x := got.At(i), want.At(i); !reflect.DeepEqual(flagData(g), flagData(x)) {
+			t.Fatalf("%s: flag %d is %+v, want %+v", at, i, flagData(g), flagData(x))
+		}
+	}
+	for _, slug := range w.slugs {
+		g, gi, gok := got.FlagBySlug(slug)
+		x, _, xok := want.FlagBySlug(slug)
+		if gok != xok || gok && (g.ID != x.ID || got.At(gi) != g || got.PosOf(g) != gi) {
+			t.Fatalf("%s: FlagBySlug(%q) = %v %v, want %v %v", at, slug, g, gok, x, xok)
+		}
+	}
+	regions := append(slices.Clone(w.regions), "never")
+	for srt := range NumSorts {
+		for _, desc := range []bool{false, true} {
+			for c := -1; c < NumCategories; c++ {
+				for d := -1; d < int(NumDominants); d++ {
+					for r := -1; r < len(regions); r++ {
+						q := ListQuery{Sort: srt, Desc: desc, Limit: 1 << 20, HasCategory: c >= 0, HasDominant: d >= 0, HasRegion: r >= 0}
+						q.Category, q.Dominant = Category(max(c, 0)), Dominant(max(d, 0))
+						if r >= 0 {
+							q.Region = regions[r]
+						}
+						sameList(t, at, got, want, q)
+						q.Offset, q.Limit = 2, 3
+						sameList(t, at, got, want, q)
+					}
 				}
 			}
 		}
@@ -106,52 +206,7 @@ func compareSnapshots(t *testing.T, at string, got, want *Snapshot) {
 	if !reflect.DeepEqual(got.Categories(), want.Categories()) || !reflect.DeepEqual(got.Regions(), want.Regions()) {
 		t.Fatalf("%s: categories or regions differ:\n%v %v\n%v %v", at, got.Categories(), got.Regions(), want.Categories(), want.Regions())
 	}
-	for c := -1; c < NumCategories; c++ {
-		for d := -1; d < int(NumDominants); d++ {
-			for _, r := range []string{"", "TR", "US", "none"} {
-				q := ListQuery{Limit: 7, Offset: (c + d + 2) * 3, HasCategory: c >= 0, HasDominant: d >= 0,
-					HasRegion: r != "none", Region: r}
-				if c >= 0 {
-					q.Category = Category(c)
-				}
-				if d >= 0 {
-					q.Dominant = Dominant(d)
-				}
-				a, an := got.List(q)
-				b, bn := want.List(q)
-				var naive []string // the filters applied to the whole order, by their fields
-				for _, i := range want.all[q.Sort][0] {
-					f := want.flags[i]
-					if (!q.HasCategory || f.Category == q.Category) && (!q.HasDominant || f.Dominant == q.Dominant) &&
-						(!q.HasRegion || f.Region == q.Region) {
-						naive = append(naive, f.ID)
-					}
-				}
-				if bn != len(naive) {
-					t.Fatalf("%s: List(%+v) total %d, want %d", at, q, bn, len(naive))
-				}
-				naive = naive[min(q.Offset, len(naive)):]
-				naive = naive[:min(q.Limit, len(naive))]
-				if len(naive) != len(b) {
-					t.Fatalf("%s: List(%+v) has %d flags, want %d", at, q, len(b), len(naive))
-				}
-				for k := range b {
-					if b[k].ID != naive[k] {
-						t.Fatalf("%s: List(%+v)[%d] = %s, want %s", at, q, k, b[k].ID, naive[k])
-					}
-				}
-				if an != bn || len(a) != len(b) {
-					t.Fatalf("%s: List(%+v) total %d, want %d", at, q, an, bn)
-				}
-				for k := range a {
-					if a[k].ID != b[k].ID || !slices.Equal(a[k].json, b[k].json) {
-						t.Fatalf("%s: List(%+v)[%d] = %s, want %s", at, q, k, a[k].ID, b[k].ID)
-					}
-				}
-			}
-		}
-	}
-	for _, q := range []string{"bus", "yaş", "gros", "nin", "kind mon"} {
+	for _, q := range append(propWords, "gro", "yas", "n", "kind mon", "calls bus late") {
 		a, an := got.Search(q, 1000)
 		b, bn := want.Search(q, 1000)
 		if an != bn || len(a) != len(b) {
@@ -162,5 +217,93 @@ func compareSnapshots(t *testing.T, at string, got, want *Snapshot) {
 				t.Fatalf("%s: Search(%q)[%d] differs", at, q, k)
 			}
 		}
+	}
+}
+
+// sameList checks a page and its total against the other snapshot's and
+// against the filters applied by hand to the whole order.
+func sameList(t *testing.T, at string, got, want *Snapshot, q ListQuery) {
+	t.Helper()
+	gp, gn := got.List(q)
+	wp, wn := want.List(q)
+	var naive []string
+	all, _ := want.List(ListQuery{Sort: q.Sort, Desc: q.Desc, Limit: 1 << 20})
+	for k := range all.Len() {
+		f := all.At(k)
+		if (!q.HasCategory || f.Category == q.Category) && (!q.HasDominant || f.Dominant == q.Dominant) &&
+			(!q.HasRegion || f.Region == q.Region) {
+			naive = append(naive, f.ID)
+		}
+	}
+	total := len(naive)
+	naive = naive[min(q.Offset, len(naive)):]
+	naive = naive[:min(q.Limit, len(naive))]
+	if g, x := pageIDs(got, gp), pageIDs(want, wp); gn != wn || wn != total || !slices.Equal(g, x) || !slices.Equal(x, naive) {
+		t.Fatalf("%s: List(%+v) = %d %v, from scratch %d %v, by hand %d %v", at, q, gn, g, wn, x, total, naive)
+	}
+}
+
+func pageIDs(s *Snapshot, p Page) []string {
+	out := make([]string, p.Len())
+	for k := range out {
+		f := p.At(k)
+		if s.At(p.Pos(k)) != f {
+			panic("a page's position is not its flag's")
+		}
+		out[k] = f.ID
+	}
+	return out
+}
+
+// flagData is what a reader sees of a flag.
+func flagData(f *Flag) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s %s %q %q %v %d %d %s %s", f.ID, f.Slug, f.Category.Enum(), f.Region, f.Text, f.Contexts,
+		f.Red, f.Green, f.Dominant, f.CreatedAt())
+	for _, d := range f.Description {
+		if d == nil {
+			b.WriteString(" -")
+		} else {
+			fmt.Fprintf(&b, " %q", *d)
+		}
+	}
+	return b.String()
+}
+
+// Two flags with one slug are refused, in a full build and in a tick, and
+// a refused tick leaves the previous snapshot whole: the next good tick
+// builds on it.
+func TestDuplicateSlugRefused(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	mk := func(id, slug string) FlagInput {
+		return FlagInput{ID: id, Slug: slug, Approved: true, Category: "SOCIAL", Text: [NumLangs]string{"a", "b", "c", "d"},
+			CreatedAt: now, UpdatedAt: now, Red: 1}
+	}
+	if _, err := Build(nil, Change{Full: true, Flags: []FlagInput{mk("a", "x"), mk("b", "x")}}); err == nil ||
+		!strings.Contains(err.Error(), `share the slug "x"`) {
+		t.Fatalf("full build with a duplicate slug: %v", err)
+	}
+	snap, err := Build(nil, Change{Full: true, Flags: []FlagInput{mk("a", "x"), mk("b", "y")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range [][]FlagInput{{mk("b", "x")}, {mk("c", "y")}, {mk("b", "z"), mk("c", "z")}} {
+		if _, err := Build(snap, Change{Flags: ch}); err == nil || !strings.Contains(err.Error(), "share the slug") {
+			t.Fatalf("tick %v with a duplicate slug: %v", ch, err)
+		}
+	}
+	if f, _, ok := snap.FlagBySlug("x"); !ok || f.ID != "a" || snap.Len() != 2 {
+		t.Fatalf("the previous snapshot changed: %v %v, %d flags", f, ok, snap.Len())
+	}
+	// a swap of slugs in one tick is no duplicate
+	next, err := Build(snap, Change{Flags: []FlagInput{mk("a", "y"), mk("b", "x")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, _, _ := next.FlagBySlug("x"); f.ID != "b" {
+		t.Fatalf("after the swap x is %s", f.ID)
+	}
+	if f, _, _ := snap.FlagBySlug("x"); f.ID != "a" {
+		t.Fatalf("the swap changed the previous snapshot: x is %s", f.ID)
 	}
 }

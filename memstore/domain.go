@@ -5,6 +5,7 @@ package memstore
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -163,8 +164,10 @@ func ParseSort(v string) (Sort, bool) {
 // for net (greenest first), descending for the others.
 func (s Sort) DefaultDesc() bool { return s != SortNet }
 
-// SortNames lists the sort values, for error messages and documentation.
-func SortNames() []string { return sortNames[:] }
+// SortNames lists the sort values, for error messages and documentation;
+// the slice is the caller's.
+func SortNames() []string { return slices.Clone(sortNames[:]) }
 
-// DominantNames lists the dominant values, for error messages.
-func DominantNames() []string { return dominantNames[:] }
+// DominantNames lists the dominant values, for error messages; the slice
+// is the caller's.
+func DominantNames() []string { return slices.Clone(dominantNames[:]) }

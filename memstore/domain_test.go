@@ -1,10 +1,8 @@
 package memstore
 
 import (
-	"encoding/json"
 	"slices"
 	"testing"
-	"unicode/utf8"
 )
 
 func TestDominantOf(t *testing.T) {
@@ -62,23 +60,6 @@ func TestFold(t *testing.T) {
 	}
 	if got := Words("Ali'nin  kedisi, 3 yaşında!"); !slices.Equal(got, []string{"ali", "nin", "kedisi", "3", "yasinda"}) {
 		t.Errorf("Words: %q", got)
-	}
-}
-
-func TestAppendString(t *testing.T) {
-	for _, s := range []string{"plain", "quote\" back\\ slash", "ctl\x00\x01\x1f\n\r\t", "<html>&", "\u2028\u2029",
-		"bad \xff utf8", "Yaşlılara ß ñ 😀"} {
-		var got string
-		if err := json.Unmarshal(AppendString(nil, s), &got); err != nil {
-			t.Fatalf("%q: %v", s, err)
-		}
-		want := s
-		if !utf8.ValidString(s) {
-			want = string([]rune(s)) // invalid bytes become U+FFFD, as encoding/json does
-		}
-		if got != want {
-			t.Errorf("round trip %q -> %q", s, got)
-		}
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// orderSet holds flag indices sorted for each sort and direction:
+// orderSet holds flag positions sorted for each sort and direction:
 // [sort][0] ascending, [sort][1] descending primary key.
 type orderSet [NumSorts][2][]int32
 
@@ -18,22 +18,36 @@ type Snapshot struct {
 	LoadedAt time.Time // when the loader read the data
 	Trends   *Trends
 
-	flags    []*Flag // ordered by id
-	bySlug   map[string]int32
-	byID     map[string]int32
-	all      orderSet
-	byCat    [NumCategories]orderSet
-	byDom    [NumDominants]orderSet
-	byRegion map[string]*orderSet // "" is the world
-	counts   []int32              // flags per filter combination, see countIndex
-	attr     []uint32             // per position: category, colour and region, see attrOf
-	regIdx   map[string]int       // region -> 1.. for countIndex (0 is any region)
-	search   *searchIndex
-	lexicon  *lexicon
+	flags  []*Flag // ordered by id; a flag's index is its position
+	bySlug map[string]int32
+	byID   map[string]int32
+	// orders are the sorted positions of every flag list, see listOf:
+	// all flags, then each category, each colour and each region.
+	orders  []*orderSet
+	regIdx  map[string]int // region -> 1.., numbered in order of appearance and never renumbered
+	counts  []int32        // flags per filter combination, see countIndex
+	attr    []uint32       // per position: category, colour and region, see attrOf
+	search  *searchIndex
+	lexicon *lexicon
 
 	categories []CategoryCount
 	regions    []RegionCount
 	stats      Stats
+}
+
+// The lists a flag belongs to, as indexes of Snapshot.orders: every flag
+// is in listAll, in its category's, its colour's and its region's.
+const (
+	listAll    = 0
+	listCat    = 1
+	listDom    = listCat + NumCategories
+	listRegion = listDom + int(NumDominants) - 1 // + regIdx, which starts at 1
+)
+
+// listsOf returns the four lists of a flag with packed attributes attr.
+func listsOf(attr uint32) [4]int {
+	return [4]int{listAll, listCat + int(attr&attrCatMask), listDom + int(attr&attrDomMask>>attrDomShift),
+		listRegion + int(attr>>attrRegShift)}
 }
 
 // countIndex locates the number of flags matching a combination of
@@ -45,26 +59,22 @@ func (s *Snapshot) countIndex(cat, dom, reg int) int {
 // Len is the number of approved flags.
 func (s *Snapshot) Len() int { return len(s.flags) }
 
-// Flags returns the flags ordered by id; the slice must not be modified.
-func (s *Snapshot) Flags() []*Flag { return s.flags }
+// At returns the flag at position i (0 <= i < Len), the positions ordering
+// the flags by id. A position is good for this snapshot only.
+func (s *Snapshot) At(i int) *Flag { return s.flags[i] }
 
-// FlagBySlug finds an approved flag.
-func (s *Snapshot) FlagBySlug(slug string) (*Flag, bool) {
+// FlagBySlug finds an approved flag and its position.
+func (s *Snapshot) FlagBySlug(slug string) (*Flag, int, bool) {
 	i, ok := s.bySlug[slug]
 	if !ok {
-		return nil, false
+		return nil, 0, false
 	}
-	return s.flags[i], true
+	return s.flags[i], int(i), true
 }
 
-// FlagByID finds an approved flag.
-func (s *Snapshot) FlagByID(id string) (*Flag, bool) {
-	i, ok := s.byID[id]
-	if !ok {
-		return nil, false
-	}
-	return s.flags[i], true
-}
+// PosOf returns the position of f, which must be a flag of this snapshot
+// (a page's or a search hit's).
+func (s *Snapshot) PosOf(f *Flag) int { return int(s.byID[f.ID]) }
 
 // ListQuery selects a page of the flag list. Filters are applied before
 // paging.
@@ -80,9 +90,24 @@ type ListQuery struct {
 	Limit, Offset int
 }
 
+// Page is a page of the flag list, in order.
+type Page struct {
+	s   *Snapshot
+	pos []int32 // never written: it may be part of an order
+}
+
+// Len is the number of flags on the page.
+func (p Page) Len() int { return len(p.pos) }
+
+// At returns the k-th flag of the page.
+func (p Page) At(k int) *Flag { return p.s.flags[p.pos[k]] }
+
+// Pos returns the position of the k-th flag of the page in its snapshot.
+func (p Page) Pos(k int) int { return int(p.pos[k]) }
+
 // List returns the requested page and the number of flags that match all
 // filters.
-func (s *Snapshot) List(q ListQuery) ([]*Flag, int) {
+func (s *Snapshot) List(q ListQuery) (Page, int) {
 	dir := 0
 	if q.Desc {
 		dir = 1
@@ -90,35 +115,34 @@ func (s *Snapshot) List(q ListQuery) ([]*Flag, int) {
 	cat, dom, reg := 0, 0, 0
 	var lists [][]int32
 	if q.HasCategory {
-		lists = append(lists, s.byCat[q.Category][q.Sort][dir])
 		cat = int(q.Category) + 1
+		lists = append(lists, s.orders[listCat+int(q.Category)][q.Sort][dir])
 	}
 	if q.HasDominant {
-		lists = append(lists, s.byDom[q.Dominant][q.Sort][dir])
 		dom = int(q.Dominant) + 1
+		lists = append(lists, s.orders[listDom+int(q.Dominant)][q.Sort][dir])
 	}
 	if q.HasRegion {
-		os, ok := s.byRegion[q.Region]
-		if !ok {
-			return nil, 0
+		var ok bool
+		if reg, ok = s.regIdx[q.Region]; !ok {
+			return Page{s: s}, 0
 		}
-		lists = append(lists, os[q.Sort][dir])
-		reg = s.regIdx[q.Region]
+		lists = append(lists, s.orders[listRegion+reg][q.Sort][dir])
 	}
 	if len(lists) <= 1 {
-		list := s.all[q.Sort][dir]
+		list := s.orders[listAll][q.Sort][dir]
 		if len(lists) == 1 {
 			list = lists[0]
 		}
 		if q.Offset >= len(list) {
-			return nil, len(list)
+			return Page{s: s}, len(list)
 		}
 		end := min(len(list), q.Offset+q.Limit)
-		return s.pick(list[q.Offset:end]), len(list)
+		return Page{s: s, pos: list[q.Offset:end:end]}, len(list)
 	}
 	total := int(s.counts[s.countIndex(cat, dom, reg)])
 	if q.Offset >= total {
-		return nil, total
+		return Page{s: s}, total
 	}
 	// Walk the shortest list, matching the other filters on the packed
 	// attributes: no flag is read until the page starts.
@@ -133,7 +157,7 @@ func (s *Snapshot) List(q ListQuery) ([]*Flag, int) {
 	if q.HasRegion {
 		mask, want = mask|attrRegMask, want|uint32(reg)<<attrRegShift
 	}
-	var page []*Flag
+	var page []int32
 	skip := q.Offset
 	for _, i := range shortest {
 		if s.attr[i]&mask != want {
@@ -143,12 +167,12 @@ func (s *Snapshot) List(q ListQuery) ([]*Flag, int) {
 			skip--
 			continue
 		}
-		page = append(page, s.flags[i])
+		page = append(page, i)
 		if len(page) == q.Limit {
 			break
 		}
 	}
-	return page, total
+	return Page{s: s, pos: page}, total
 }
 
 // A flag's filter attributes packed in one word: category in bits 0-3,
@@ -165,14 +189,6 @@ func (s *Snapshot) attrOf(f *Flag) uint32 {
 	return uint32(f.Category) | uint32(f.Dominant)<<attrDomShift | uint32(s.regIdx[f.Region])<<attrRegShift
 }
 
-func (s *Snapshot) pick(idx []int32) []*Flag {
-	out := make([]*Flag, len(idx))
-	for i, j := range idx {
-		out[i] = s.flags[j]
-	}
-	return out
-}
-
 // CategoryCount is one line of the category list.
 type CategoryCount struct {
 	Category Category
@@ -185,15 +201,20 @@ type RegionCount struct {
 	Count int
 }
 
-// Categories lists all eight categories by count desc, then slug asc.
-func (s *Snapshot) Categories() []CategoryCount { return s.categories }
+// Categories lists all eight categories by count desc, then slug asc; the
+// slice is the caller's.
+func (s *Snapshot) Categories() []CategoryCount { return slices.Clone(s.categories) }
 
 // Regions lists the world first, then every region with an approved flag
-// by count desc, then code asc.
-func (s *Snapshot) Regions() []RegionCount { return s.regions }
+// by count desc, then code asc; the slice is the caller's.
+func (s *Snapshot) Regions() []RegionCount { return slices.Clone(s.regions) }
 
 // Stats are the global statistics taken with this snapshot.
-func (s *Snapshot) Stats() Stats { return s.stats }
+func (s *Snapshot) Stats() Stats {
+	st := s.stats
+	st.TopCategories = slices.Clone(st.TopCategories)
+	return st
+}
 
 // Stats is the statistics object of /stats.
 type Stats struct {

@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"crypto/sha256"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -12,13 +13,44 @@ import (
 type Store struct {
 	snap atomic.Pointer[Snapshot]
 	keys atomic.Pointer[KeySet]
+
+	mu    sync.Mutex // serialises swaps and guards hooks
+	hooks map[*func(*Snapshot)]bool
 }
 
 // Snapshot returns the current snapshot, or nil before the first load.
 func (st *Store) Snapshot() *Snapshot { return st.snap.Load() }
 
-// SetSnapshot swaps in s.
-func (st *Store) SetSnapshot(s *Snapshot) { st.snap.Store(s) }
+// SetSnapshot calls the OnSwap functions with s (unless nil), then swaps
+// it in.
+func (st *Store) SetSnapshot(s *Snapshot) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for fn := range st.hooks {
+		if s != nil {
+			(*fn)(s)
+		}
+	}
+	st.snap.Store(s)
+}
+
+// OnSwap registers fn to be called with every snapshot before it is
+// swapped in, so that what a reader derives from a snapshot is ready when
+// the snapshot is. The returned function unregisters fn.
+func (st *Store) OnSwap(fn func(*Snapshot)) (cancel func()) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.hooks == nil {
+		st.hooks = map[*func(*Snapshot)]bool{}
+	}
+	key := &fn
+	st.hooks[key] = true
+	return func() {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		delete(st.hooks, key)
+	}
+}
 
 // Keys returns the current key set, or nil before the first key load.
 func (st *Store) Keys() *KeySet { return st.keys.Load() }

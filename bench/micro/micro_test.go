@@ -214,8 +214,8 @@ func BenchmarkListDefault(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		page, _ := d.snap.List(q)
-		if len(page) != 20 {
-			b.Fatalf("page of %d", len(page))
+		if page.Len() != 20 {
+			b.Fatalf("page of %d", page.Len())
 		}
 	}
 }
@@ -231,7 +231,7 @@ func BenchmarkListFilteredDeepOffset(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		page, _ := d.snap.List(q)
-		if len(page) == 0 {
+		if page.Len() == 0 {
 			b.Fatalf("empty page at offset %d of %d", q.Offset, total)
 		}
 	}

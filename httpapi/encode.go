@@ -1,0 +1,170 @@
+package httpapi
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/flagpole/flagpole/memstore"
+)
+
+// etag is the strong entity tag of a response body: a quoted 64-bit xxhash,
+// the same on every instance for the same bytes.
+func etag(body []byte) string {
+	var b [20]byte
+	out := append(b[:0], '"')
+	out = strconv.AppendUint(out, xxhash.Sum64(body), 16)
+	out = append(out, '"')
+	return string(out)
+}
+
+// flagJSON is one flag's encodings: json is its detail object (/flag/{slug}),
+// json[:itemEnd] + "}" its list item and json[:searchCut] the start of its
+// search item, before the rank.
+type flagJSON struct {
+	json      []byte
+	itemEnd   int32
+	searchCut int32
+}
+
+// appendItem appends the flag's list item.
+func (e *flagJSON) appendItem(b []byte) []byte {
+	b = append(b, e.json[:e.itemEnd]...)
+	return append(b, '}')
+}
+
+// encodeFlag appends f's detail object to b and returns b and the
+// encodings, whose json is in b's memory.
+func encodeFlag(b []byte, f *memstore.Flag) ([]byte, flagJSON) {
+	var e flagJSON
+	start := len(b)
+	b = append(b, `{"id":`...)
+	b = appendString(b, f.ID)
+	b = append(b, `,"slug":`...)
+	b = appendString(b, f.Slug)
+	b = append(b, `,"category":"`...)
+	b = append(b, f.Category.Enum()...)
+	b = append(b, `","region":`...)
+	if f.Region == "" {
+		b = append(b, "null"...)
+	} else {
+		b = appendString(b, f.Region)
+	}
+	b = append(b, `,"text":{`...)
+	for l, code := range memstore.LangCodes {
+		if l > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, code...)
+		b = append(b, `":`...)
+		b = appendString(b, f.Text[l])
+	}
+	b = append(b, `},"votes":`...)
+	b = appendVotes(b, f.Red, f.Green)
+	b = append(b, `,"dominant":"`...)
+	b = append(b, f.Dominant.String()...)
+	b = append(b, '"')
+	e.searchCut = int32(len(b) - start)
+	b = append(b, `,"createdAt":"`...)
+	b = f.CreatedAt().AppendFormat(b, memstore.TimeFormat)
+	b = append(b, '"')
+	e.itemEnd = int32(len(b) - start)
+	b = append(b, `,"contexts":[`...)
+	for i, c := range f.Contexts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, c)
+	}
+	b = append(b, `],"description":{`...)
+	for l, code := range memstore.LangCodes {
+		if l > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, code...)
+		b = append(b, `":`...)
+		if d := f.Description[l]; d == nil {
+			b = append(b, "null"...)
+		} else {
+			b = appendString(b, *d)
+		}
+	}
+	b = append(b, "}}"...)
+	e.json = b[start:len(b):len(b)]
+	return b, e
+}
+
+// appendVotes appends a Votes object.
+func appendVotes(b []byte, red, green int64) []byte {
+	b = append(b, '{')
+	b = appendVoteFields(b, red, green)
+	return append(b, '}')
+}
+
+// appendVoteFields appends the fields of a Votes object, without braces,
+// for objects that carry them inline (a trend snapshot).
+func appendVoteFields(b []byte, red, green int64) []byte {
+	b = append(b, `"red":`...)
+	b = strconv.AppendInt(b, red, 10)
+	b = append(b, `,"green":`...)
+	b = strconv.AppendInt(b, green, 10)
+	b = append(b, `,"total":`...)
+	b = strconv.AppendInt(b, red+green, 10)
+	b = append(b, `,"net":`...)
+	return strconv.AppendInt(b, red-green, 10)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string, escaping as encoding/json does
+// without HTML escaping; invalid UTF-8 becomes U+FFFD.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

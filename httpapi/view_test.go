@@ -1,0 +1,166 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/flagpole/flagpole/memstore"
+)
+
+func TestAppendString(t *testing.T) {
+	for _, s := range []string{"plain", "quote\" back\\ slash", "ctl\x00\x01\x1f\n\r\t", "<html>&", "\u2028\u2029",
+		"bad \xff utf8", "Yaşlılara ß ñ 😀"} {
+		var got string
+		if err := json.Unmarshal(appendString(nil, s), &got); err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		want := s
+		if !utf8.ValidString(s) {
+			want = string([]rune(s)) // invalid bytes become U+FFFD, as encoding/json does
+		}
+		if got != want {
+			t.Errorf("round trip %q -> %q", s, got)
+		}
+	}
+}
+
+func testInput(i int, now time.Time) memstore.FlagInput {
+	desc := fmt.Sprintf("why <%d> \"quoted\"\n", i)
+	in := memstore.FlagInput{ID: fmt.Sprintf("flg_%03d", i), Slug: fmt.Sprintf("flag-%d", i), Approved: true,
+		Category: memstore.Categories[i%memstore.NumCategories], Text: [memstore.NumLangs]string{"Yaşlı \u2028", "late & <b>", "größe", "niño"},
+		Contexts: []string{"WORK", "FRIEND"}[:i%3%2+1], CreatedAt: now.Add(-time.Duration(i) * time.Hour), UpdatedAt: now,
+		Red: int64(i * 3 % 7), Green: int64(i % 5)}
+	if i%2 == 0 {
+		in.Region = "TR"
+		in.Description[memstore.DE] = &desc
+	}
+	return in
+}
+
+// wireFlag is the contract's Flag, its keys in the contract's order, for
+// encoding/json to encode.
+type wireFlag struct {
+	ID        string  `json:"id"`
+	Slug      string  `json:"slug"`
+	Category  string  `json:"category"`
+	Region    *string `json:"region"`
+	Text      struct{ TR, EN, DE, ES string }
+	Votes     struct{ Red, Green, Total, Net int64 }
+	Dominant  string   `json:"dominant"`
+	CreatedAt string   `json:"createdAt"`
+	Contexts  []string `json:"contexts"`
+	Desc      struct{ TR, EN, DE, ES *string }
+}
+
+// The hand-written encoder writes what encoding/json writes (without HTML
+// escaping), keys in the contract's order.
+func TestEncodeFlagMatchesEncodingJSON(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 123e6, time.UTC)
+	var ins []memstore.FlagInput
+	for i := range 6 {
+		ins = append(ins, testInput(i, now))
+	}
+	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range s.Len() {
+		f := s.At(i)
+		got, e := encodeFlag(nil, f)
+		w := wireFlag{ID: f.ID, Slug: f.Slug, Category: f.Category.Enum(), Dominant: f.Dominant.String(),
+			CreatedAt: f.CreatedAt().Format(memstore.TimeFormat), Contexts: f.Contexts}
+		if f.Region != "" {
+			w.Region = &f.Region
+		}
+		w.Text.TR, w.Text.EN, w.Text.DE, w.Text.ES = f.Text[0], f.Text[1], f.Text[2], f.Text[3]
+		w.Desc.TR, w.Desc.EN, w.Desc.DE, w.Desc.ES = f.Description[0], f.Description[1], f.Description[2], f.Description[3]
+		w.Votes.Red, w.Votes.Green, w.Votes.Total, w.Votes.Net = f.Red, f.Green, f.Total(), f.Net()
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(w); err != nil {
+			t.Fatal(err)
+		}
+		want := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		for _, k := range [][2]string{{"Text", "text"}, {"Votes", "votes"}, {"Desc", "description"}, {"TR", "tr"}, {"EN", "en"},
+			{"DE", "de"}, {"ES", "es"}, {"Red", "red"}, {"Green", "green"}, {"Total", "total"}, {"Net", "net"}} {
+			want = bytes.ReplaceAll(want, []byte(`"`+k[0]+`":`), []byte(`"`+k[1]+`":`))
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("flag %d:\n got %s\nwant %s", i, got, want)
+		}
+		for _, part := range [][]byte{e.appendItem(nil), append(got[:e.searchCut:e.searchCut], `,"rank":1}`...)} {
+			if !json.Valid(part) {
+				t.Errorf("flag %d: a cut is no JSON object: %s", i, part)
+			}
+		}
+		if item := e.appendItem(nil); !bytes.HasSuffix(item, []byte(`"createdAt":"`+w.CreatedAt+`"}`)) {
+			t.Errorf("flag %d: list item %s", i, item)
+		}
+	}
+}
+
+// A tick's view shares the encodings of the flags the tick did not change
+// and encodes the others afresh; each view stays its own snapshot's.
+func TestViewSharesUnchangedEncodings(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	var ins []memstore.FlagInput
+	for i := range 40 {
+		ins = append(ins, testInput(i, now))
+	}
+	st := &memstore.Store{}
+	s1, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetSnapshot(s1)
+	vs := watch(st)
+	defer vs.close()
+	v1 := vs.of(s1)
+
+	voted, removed, added := ins[7], ins[20], testInput(99, now)
+	voted.Red += 10
+	removed.Approved = false
+	s2, err := memstore.Build(s1, memstore.Change{Flags: []memstore.FlagInput{voted, removed, added}, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetSnapshot(s2) // renders s2 before the swap
+	v2 := vs.cur.Load()
+	if v2.snap != s2 || vs.of(s2) != v2 || vs.of(s1) != v1 {
+		t.Fatal("a snapshot is not served its own view")
+	}
+	shared := 0
+	for i := range s2.Len() {
+		f := s2.At(i)
+		want, _ := encodeFlag(nil, f)
+		if !bytes.Equal(v2.flags[i].json, want) {
+			t.Fatalf("flag %s: view %s, want %s", f.ID, v2.flags[i].json, want)
+		}
+		_, j, inS1 := s1.FlagBySlug(f.Slug)
+		reused := inS1 && &v1.flags[j].json[0] == &v2.flags[i].json[0]
+		if unchanged := inS1 && s1.At(j) == f; reused != unchanged {
+			t.Errorf("flag %s: encoding reused %v, flag unchanged %v", f.ID, reused, unchanged)
+		}
+		if reused {
+			shared++
+		}
+	}
+	if shared != 38 || s2.Len() != 40 {
+		t.Errorf("%d of %d encodings shared, want 38 of 40", shared, s2.Len())
+	}
+	// Two swaps later a request that pinned s1 still gets s1's view, and
+	// the current view stays the current snapshot's.
+	s3, err := memstore.Build(s2, memstore.Change{LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetSnapshot(s3)
+	if v := vs.of(s1); v.snap != s1 || vs.cur.Load().snap != s3 || vs.old.Load().snap != s2 {
+		t.Error("an old snapshot's view replaced the current one")
+	}
+}
