@@ -16,7 +16,7 @@ type metrics struct {
 	limited  prometheus.Counter
 	// anonLimited counts the 429s of keyless traffic (by client address).
 	anonLimited prometheus.Counter
-	children sync.Map // series -> the resolved counter and histogram
+	children    sync.Map // series -> the resolved counter and histogram
 }
 
 type series struct {
