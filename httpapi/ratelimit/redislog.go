@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -12,7 +13,11 @@ import (
 type slogPrinter struct{ log *slog.Logger }
 
 func (p slogPrinter) Printf(ctx context.Context, format string, v ...any) {
-	p.log.WarnContext(ctx, "redis: "+fmt.Sprintf(format, v...), "component", "go-redis")
+	msg := fmt.Sprintf(format, v...)
+	if !strings.HasPrefix(msg, "redis: ") {
+		msg = "redis: " + msg
+	}
+	p.log.WarnContext(ctx, msg, "component", "go-redis")
 }
 
 // SetRedisLogger sends go-redis's own messages (dial failures, pool
