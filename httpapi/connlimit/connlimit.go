@@ -220,6 +220,9 @@ func (l *Listener) Close() error {
 	return l.Listener.Close()
 }
 
+// Max is the bound on open connections.
+func (l *Listener) Max() int { return l.opt.Max }
+
 // Stats are the listener's counts.
 type Stats struct {
 	Open, Idle int
