@@ -165,4 +165,3 @@ func metric(page, name string) float64 {
 	}
 	return -1
 }
-
