@@ -1,8 +1,7 @@
 package httpapi
 
 import (
-	"fmt"
-	"math"
+		"math"
 	"net/netip"
 	"strconv"
 	"time"
@@ -11,10 +10,6 @@ import (
 
 	"github.com/flagpole/flagpole/httpapi/ratelimit"
 )
-
-// ctxNoLog marks a request the access log leaves out: a refusal past the
-// sample of its address's minute, counted instead.
-const ctxNoLog = "flagpole.nolog"
 
 // DefaultAnonRateLimit is the per-minute budget of a client address for
 // requests without a valid key.
@@ -42,13 +37,16 @@ func (a *API) admitAnon(c *gin.Context) bool {
 		return true
 	}
 	a.metrics.anonLimited.Inc()
-	if !r.Log {
-		c.Set(ctxNoLog, true)
-	}
 	wait := max(int64(math.Ceil(r.RetryAfter.Seconds())), 1)
 	c.Header("Retry-After", strconv.FormatInt(wait, 10))
-	a.writeProblem(c, &Problem{Code: CodeRateLimited, Detail: fmt.Sprintf(
-		"requests without a valid API key may come %d a minute from one address; try again in %d s", a.anon.Limit(), wait)})
+	a.writeProblem(c, &Problem{Code: CodeRateLimited, Detail: a.anonDetail})
+	if r.Log && a.opt.AccessLog != nil {
+		// The access log leaves out keyless 429s (see accessLog): the
+		// sampled ones are written here.
+		a.opt.AccessLog.Info("request", "request_id", requestIDOf(c), "key_id", "", "client", addr.String(),
+			"method", c.Request.Method, "route", c.FullPath(), "path", c.Request.URL.Path,
+			"status", c.Writer.Status(), "bytes", c.Writer.Size(), "retry_after", wait)
+	}
 	return false
 }
 
@@ -58,6 +56,14 @@ func (a *API) logUnlogged(addr netip.Addr, n uint32) {
 	if a.opt.AccessLog != nil {
 		a.opt.AccessLog.Info("requests without a valid key refused (not logged one by one)",
 			"client", addr.String(), "refused", n)
+	}
+}
+
+// flushUnlogged logs every count of refusals not yet reported, the
+// current minute's too (at Close).
+func (a *API) flushUnlogged() {
+	if a.anon != nil {
+		a.anon.Flush(a.logUnlogged)
 	}
 }
 

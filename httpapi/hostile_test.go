@@ -430,3 +430,18 @@ func TestCORSByPackage(t *testing.T) {
 		e.noSpec = false
 	}
 }
+
+// TestAnonFloodLogClose: at Close the counts not yet reported are logged.
+func TestAnonFloodLogClose(t *testing.T) {
+	base := newEnv(t, "sqlite", fixtureLines())
+	var buf lockedBuffer
+	e := base.serveWith(httpapi.Options{AnonRateLimit: 1, AccessLog: slog.New(slog.NewJSONHandler(&buf, nil))})
+	c := dialFrom("127.0.0.1")
+	for i := 0; i < 10; i++ {
+		statusOf(t, c, e.srv.URL+"/api/public/flags")
+	}
+	e.api.Close()
+	if want := `"refused":4`; !strings.Contains(buf.String(), want) {
+		t.Errorf("no line with %s after Close:\n%s", want, buf.String())
+	}
+}

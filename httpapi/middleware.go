@@ -98,8 +98,8 @@ func (a *API) accessLog(c *gin.Context) {
 	}
 	start := time.Now()
 	c.Next()
-	if c.GetBool(ctxNoLog) {
-		return
+	if c.Writer.Status() == http.StatusTooManyRequests && c.GetString(ctxKeyID) == "" {
+		return // a keyless refusal: sampled and counted by admitAnon
 	}
 	a.opt.AccessLog.Info("request",
 		"request_id", requestIDOf(c), "key_id", c.GetString(ctxKeyID), "client", a.clientAddr(c.Request).String(),

@@ -4,6 +4,7 @@
 package httpapi
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -59,6 +60,8 @@ type API struct {
 	openapi *response
 	metrics *metrics
 	anon    *ratelimit.Addrs // nil: keyless traffic is not limited
+	// anonDetail is the detail of the keyless 429.
+	anonDetail string
 	proxies []netip.Prefix
 	stop    chan struct{}
 }
@@ -95,6 +98,8 @@ func New(opt Options) (*API, error) {
 		proxies: opt.TrustedProxies, stop: make(chan struct{})}
 	if opt.AnonRateLimit > 0 {
 		a.anon = ratelimit.NewAddrs(opt.AnonRateLimit, maxAnonAddrs)
+		a.anonDetail = fmt.Sprintf("requests without a valid API key may come %d a minute from one address; "+
+			"wait Retry-After seconds, or send a key", opt.AnonRateLimit)
 	}
 	a.metrics = newMetrics(opt.Metrics, a)
 	a.engine = a.routes()
@@ -114,6 +119,7 @@ func (a *API) Close() {
 	case <-a.stop:
 	default:
 		close(a.stop)
+		a.flushUnlogged()
 	}
 	a.cache.close()
 }

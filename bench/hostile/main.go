@@ -186,16 +186,19 @@ func idle(base, key string, n int) idleResult {
 	jobs := make(chan struct{})
 	var wg sync.WaitGroup
 	start := time.Now()
-	for w := 0; w < 64; w++ {
+	// Many dialers with a short timeout: against a server out of
+	// descriptors a connect waits in the full accept queue; the flood must
+	// be in place in seconds, not after the server's idle timeout.
+	for w := 0; w < 256; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.1")}, Timeout: 5 * time.Second}
+			d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.1")}, Timeout: time.Second}
 			for range jobs {
 				st := 0
 				c, err := d.Dial("tcp", addr)
 				if err == nil {
-					c.SetDeadline(time.Now().Add(5 * time.Second))
+					c.SetDeadline(time.Now().Add(2 * time.Second))
 					io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
 					if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
 						io.Copy(io.Discard, resp.Body)

@@ -127,6 +127,23 @@ func (a *Addrs) Sweep(now time.Time, unlogged func(addr netip.Addr, n uint32)) {
 	}
 }
 
+// Flush reports through unlogged every count of refusals not yet
+// reported, the current minute's too, and clears them (at shutdown).
+func (a *Addrs) Flush(unlogged func(addr netip.Addr, n uint32)) {
+	for i := range a.shards {
+		sh := &a.shards[i]
+		sh.mu.Lock()
+		for addr, st := range sh.m {
+			if st.refused > LogSample {
+				unlogged(addr, st.refused-LogSample)
+				st.refused = LogSample
+				sh.m[addr] = st
+			}
+		}
+		sh.mu.Unlock()
+	}
+}
+
 func (sh *addrShard) sweep(t int64, unlogged func(netip.Addr, uint32)) {
 	minute := t / int64(time.Minute)
 	for addr, st := range sh.m {
