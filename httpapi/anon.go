@@ -1,7 +1,7 @@
 package httpapi
 
 import (
-		"math"
+	"math"
 	"net/netip"
 	"strconv"
 	"time"

@@ -62,8 +62,8 @@ type API struct {
 	anon    *ratelimit.Addrs // nil: keyless traffic is not limited
 	// anonDetail is the detail of the keyless 429.
 	anonDetail string
-	proxies []netip.Prefix
-	stop    chan struct{}
+	proxies    []netip.Prefix
+	stop       chan struct{}
 }
 
 // New builds the API and its route table.
