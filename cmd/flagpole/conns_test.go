@@ -105,7 +105,7 @@ func TestIdleConnectionFlood(t *testing.T) {
 	for _, perIP := range []string{"256", "0"} {
 		t.Run("max_conns_per_ip="+perIP, func(t *testing.T) {
 			p := startProcVia(t, []string{prlimit, "--nofile=4096:4096", "--"}, "--db", dbURL, "--addr", "127.0.0.1:0",
-				"--admin-addr", "127.0.0.1:0", "--max-conns-per-ip", perIP, "--access-log", "false", "--snapshot-daily", "false")
+				"--admin-addr", "127.0.0.1:0", "--max-conns-per-ip", perIP, "--access-log=false", "--snapshot-daily=false")
 			p.wait(t)
 			until(t, "ready", 60*time.Second, func() bool { s, _ := readyz(p.base); return s == 200 })
 			addr := strings.TrimPrefix(p.base, "http://")

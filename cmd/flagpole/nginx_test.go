@@ -119,7 +119,7 @@ func TestNginxClientAddr(t *testing.T) {
 	var bases []string
 	for i := 0; i < 2; i++ {
 		p := startProc(t, "--db", dbURL, "--addr", "127.0.0.1:0", "--anon-rate-limit", "4",
-			"--trusted-proxies", proxyAddr+"/32", "--access-log", "false", "--snapshot-daily", "false")
+			"--trusted-proxies", proxyAddr+"/32", "--access-log=false", "--snapshot-daily=false")
 		p.wait(t)
 		until(t, p.base+" ready", 60*time.Second, func() bool { s, _ := readyz(p.base); return s == 200 })
 		bases = append(bases, p.base)
