@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -40,7 +41,11 @@ type Config struct {
 	IdleTimeout       time.Duration
 	LogFormat         string // json, text, or auto (text on a terminal)
 	AccessLog         bool
-	SnapshotDaily     bool // serve writes the daily trend snapshot at 00:00 UTC
+	SnapshotDaily     bool     // serve writes the daily trend snapshot at 00:00 UTC
+	MaxConns          int      // open connections of the API at most; 0: derived from the open-file limit
+	MaxConnsPerIP     int      // open connections of one client address at most; 0: no cap
+	AnonRateLimit     int      // requests a minute per client address without a valid key; 0: off
+	TrustedProxies    []string // CIDRs or addresses whose X-Forwarded-For names the client
 }
 
 // Default is the configuration with nothing set; config.yaml documents it.
@@ -270,6 +275,16 @@ func (c *Config) Validate() error {
 	}
 	if c.CacheMB < 0 {
 		return errors.New("cache_mb must be at least 0")
+	}
+	if c.MaxConns < 0 || c.MaxConnsPerIP < 0 || c.AnonRateLimit < 0 {
+		return errors.New("max_conns, max_conns_per_ip and anon_rate_limit must be at least 0")
+	}
+	for _, p := range c.TrustedProxies {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			if _, err := netip.ParseAddr(p); err != nil {
+				return fmt.Errorf("trusted_proxies: %q is neither an address nor a CIDR", p)
+			}
+		}
 	}
 	switch c.LogFormat {
 	case "json", "text", "auto":

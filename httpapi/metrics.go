@@ -14,7 +14,9 @@ type metrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	limited  prometheus.Counter
-	children sync.Map // series -> the resolved counter and histogram
+	// anonLimited counts the 429s of keyless traffic (by client address).
+	anonLimited prometheus.Counter
+	children    sync.Map // series -> the resolved counter and histogram
 }
 
 type series struct {
@@ -27,7 +29,7 @@ type seriesMetrics struct {
 	latency prometheus.Observer
 }
 
-func newMetrics(reg prometheus.Registerer) *metrics {
+func newMetrics(reg prometheus.Registerer, a *API) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "flagpole_http_requests_total", Help: "HTTP requests by route and status.",
@@ -39,9 +41,18 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		limited: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "flagpole_rate_limited_total", Help: "Requests refused with 429.",
 		}),
+		anonLimited: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "flagpole_anon_rate_limited_total",
+			Help: "Requests without a valid key refused with 429 by the per-address limit (also in flagpole_rate_limited_total).",
+		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.requests, m.latency, m.limited)
+		reg.MustRegister(m.requests, m.latency, m.limited, m.anonLimited)
+		if a.anon != nil {
+			reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "flagpole_anon_addresses", Help: "Client addresses the keyless limit remembers.",
+			}, func() float64 { return float64(a.anon.Len()) }))
+		}
 	}
 	return m
 }

@@ -88,7 +88,9 @@ func saneRequestID(id string) bool {
 }
 
 // accessLog writes one line per request: request id, key id (never the
-// key), route, status and duration.
+// key), client address, route, status and duration. Refusals of keyless
+// traffic past the first few per address and minute are counted instead
+// (see admitAnon), so a flood writes a bounded amount.
 func (a *API) accessLog(c *gin.Context) {
 	if a.opt.AccessLog == nil {
 		c.Next()
@@ -96,64 +98,94 @@ func (a *API) accessLog(c *gin.Context) {
 	}
 	start := time.Now()
 	c.Next()
+	if c.Writer.Status() == http.StatusTooManyRequests && c.GetString(ctxKeyID) == "" {
+		return // a keyless refusal: sampled and counted by admitAnon
+	}
 	a.opt.AccessLog.Info("request",
-		"request_id", requestIDOf(c), "key_id", c.GetString(ctxKeyID),
+		"request_id", requestIDOf(c), "key_id", c.GetString(ctxKeyID), "client", a.clientAddr(c.Request).String(),
 		"method", c.Request.Method, "route", c.FullPath(), "path", c.Request.URL.Path,
 		"status", c.Writer.Status(), "bytes", c.Writer.Size(), "duration_ms",
 		float64(time.Since(start).Microseconds())/1000)
 }
-
-// corsHeaders opens every response to every origin, errors included and
-// whether or not the request carried an Origin header. The values are
-// built once and shared (headers are only read after they are set).
-func corsHeaders(c *gin.Context) {
-	h := c.Writer.Header()
-	h["Access-Control-Allow-Origin"] = allowAnyOrigin
-	h["Access-Control-Expose-Headers"] = exposeValue
-	c.Next()
-}
-
-var (
-	allowAnyOrigin = []string{"*"}
-	exposeValue    = []string{strings.Join(exposed, ", ")}
-)
 
 // auth admits a request whose Authorization header carries an active key
 // and spends one request of the key's budget: it sets the rate-limit
 // headers on every authenticated response and refuses with 429 when the
 // budget of the rolling minute is spent.
 func (a *API) auth(c *gin.Context) {
+	if key, ok := a.authenticate(c); ok && a.spend(c, key) {
+		c.Next()
+	}
+}
+
+// authFailure is why a request has no valid key.
+type authFailure int
+
+const (
+	authOK authFailure = iota
+	authMissing
+	authScheme
+	authUnknown
+	authDuplicate
+)
+
+// identify finds the request's active key.
+func identify(c *gin.Context, keys *memstore.KeySet) (memstore.Key, authFailure) {
+	h := c.Request.Header["Authorization"]
+	switch {
+	case len(h) > 1:
+		return memstore.Key{}, authDuplicate
+	case len(h) == 0 || h[0] == "":
+		return memstore.Key{}, authMissing
+	}
+	token, ok := bearer(h[0])
+	if !ok {
+		return memstore.Key{}, authScheme
+	}
+	key, ok := keys.Lookup(token)
+	if !ok {
+		return memstore.Key{}, authUnknown
+	}
+	return key, authOK
+}
+
+// authenticate returns the request's active key, or answers the request
+// (503 before the keys are loaded, 400 for two Authorization headers, 401
+// otherwise; 429 when the client address has spent its keyless budget)
+// and returns false.
+func (a *API) authenticate(c *gin.Context) (memstore.Key, bool) {
 	keys := a.store.Keys()
 	if keys == nil {
 		c.Header("Retry-After", "1")
 		a.writeProblem(c, &Problem{Code: CodeUnavailable, Detail: "the service is starting; try again in a moment"})
-		return
+		return memstore.Key{}, false
+	}
+	key, why := identify(c, keys)
+	if why == authOK {
+		a.noteKey(c, key)
+		return key, true
+	}
+	if !a.admitAnon(c) {
+		return memstore.Key{}, false
 	}
 	const challenge = `Bearer realm="public-api"`
-	header := c.Request.Header.Get("Authorization")
-	token, ok := bearer(header)
-	switch {
-	case header == "":
+	switch why {
+	case authDuplicate:
+		a.writeProblem(c, invalidParam("Authorization",
+			"send one Authorization header; this request has %d", len(c.Request.Header["Authorization"])))
+	case authMissing:
 		c.Header("WWW-Authenticate", challenge)
 		a.writeProblem(c, &Problem{Code: CodeUnauthorized,
 			Detail: "an API key is required: send Authorization: Bearer <key>"})
-		return
-	case !ok:
+	case authScheme:
 		c.Header("WWW-Authenticate", challenge)
 		a.writeProblem(c, &Problem{Code: CodeUnauthorized,
 			Detail: "the Authorization header must be Bearer followed by an API key"})
-		return
-	}
-	key, ok := keys.Lookup(token)
-	if !ok {
+	default:
 		c.Header("WWW-Authenticate", challenge+`, error="invalid_token"`)
 		a.writeProblem(c, &Problem{Code: CodeUnauthorized, Detail: "the API key is unknown or has been revoked"})
-		return
 	}
-	a.noteKey(c, key)
-	if a.spend(c, key) {
-		c.Next()
-	}
+	return memstore.Key{}, false
 }
 
 // noteKey records the request's key for the access log.
@@ -172,18 +204,18 @@ func bearer(header string) (string, bool) {
 }
 
 // spendIfAuthenticated counts a request to an unknown path or with an
-// unknown method against its key, when it carries an active one: every
-// authenticated request counts, whatever its status. It reports whether
-// the caller should go on answering (false: 429 already written).
+// unknown method against its key, when it carries an active one (every
+// authenticated request counts, whatever its status), or against its
+// client address when it does not. It reports whether the caller should
+// go on answering (false: 429 already written).
 func (a *API) spendIfAuthenticated(c *gin.Context) bool {
 	keys := a.store.Keys()
-	token, ok := bearer(c.Request.Header.Get("Authorization"))
-	if keys == nil || !ok {
+	if keys == nil {
 		return true
 	}
-	key, ok := keys.Lookup(token)
-	if !ok {
-		return true
+	key, why := identify(c, keys)
+	if why != authOK {
+		return a.admitAnon(c)
 	}
 	a.noteKey(c, key)
 	return a.spend(c, key)
@@ -203,8 +235,7 @@ func (a *API) spend(c *gin.Context, key memstore.Key) bool {
 		a.writeProblem(c, err)
 		return false
 	}
-	reset := int64(math.Ceil(float64(d.Reset.UnixMilli()) / 1000))
-	left := max(int64(math.Ceil(d.Reset.Sub(now).Seconds())), 0)
+	reset, left := resetOf(d, now)
 	setRateHeaders(c.Writer.Header(), d.Limit, d.Remaining, reset, left)
 	if !d.Allowed {
 		h := c.Writer.Header()

@@ -4,11 +4,12 @@
 package httpapi
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
-	gincors "github.com/gin-contrib/cors"
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -35,6 +36,16 @@ type Options struct {
 	Now func() time.Time
 	// Metrics, when set, receives the request counters and histograms.
 	Metrics prometheus.Registerer
+	// AnonRateLimit is the per-minute budget of one client address for
+	// requests without a valid key: 0 means DefaultAnonRateLimit, a
+	// negative value turns the limit off.
+	AnonRateLimit int
+	// TrustedProxies are the peers whose X-Forwarded-For names the client
+	// (see ParseTrustedProxies); empty: the connection's peer is the client.
+	TrustedProxies []netip.Prefix
+	// SweepEvery is how often the limiters forget idle keys and addresses
+	// (0: every 30 seconds).
+	SweepEvery time.Duration
 }
 
 // API serves the public API from a memstore.Store.
@@ -49,6 +60,11 @@ type API struct {
 	openapi *response
 	metrics *metrics
 	views   *views
+	anon    *ratelimit.Addrs // nil: keyless traffic is not limited
+	// anonDetail is the detail of the keyless 429.
+	anonDetail string
+	proxies    []netip.Prefix
+	stop       chan struct{}
 }
 
 // New builds the API and its route table.
@@ -73,10 +89,23 @@ func New(opt Options) (*API, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opt.SweepEvery <= 0 {
+		opt.SweepEvery = 30 * time.Second
+	}
+	if opt.AnonRateLimit == 0 {
+		opt.AnonRateLimit = DefaultAnonRateLimit
+	}
 	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, log: opt.Log, now: opt.Now, openapi: newResponse(spec),
-		metrics: newMetrics(opt.Metrics)}
+		proxies: opt.TrustedProxies, stop: make(chan struct{})}
 	a.views = watch(opt.Store)
+	if opt.AnonRateLimit > 0 {
+		a.anon = ratelimit.NewAddrs(opt.AnonRateLimit, maxAnonAddrs)
+		a.anonDetail = fmt.Sprintf("requests without a valid API key may come %d a minute from one address; "+
+			"wait Retry-After seconds, or send a key", opt.AnonRateLimit)
+	}
+	a.metrics = newMetrics(opt.Metrics, a)
 	a.engine = a.routes()
+	go a.sweepLoop()
 	return a, nil
 }
 
@@ -86,12 +115,17 @@ func (a *API) Handler() http.Handler { return a.engine }
 // CacheHitRatio is the share of rendered responses served from the cache.
 func (a *API) CacheHitRatio() float64 { return a.cache.HitRatio() }
 
-// Close releases the response cache.
-func (a *API) Close() { a.cache.close(); a.views.close() }
-
-// exposed are the response headers a browser script may read.
-var exposed = []string{"ETag", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
-	"RateLimit", "RateLimit-Policy", "Retry-After", "X-Request-Id", "WWW-Authenticate"}
+// Close stops the limiters' sweep and releases the response cache.
+func (a *API) Close() {
+	select {
+	case <-a.stop:
+	default:
+		close(a.stop)
+		a.flushUnlogged()
+	}
+	a.cache.close()
+	a.views.close()
+}
 
 // routes registers every route and the middleware, in order.
 func (a *API) routes() *gin.Engine {
@@ -106,24 +140,7 @@ func (a *API) routes() *gin.Engine {
 	e.UseRawPath = true
 	e.UnescapePathValues = true
 
-	cors := gincors.New(gincors.Config{
-		AllowAllOrigins:           true,
-		AllowMethods:              []string{"GET", "HEAD", "OPTIONS"},
-		AllowHeaders:              []string{"Authorization", "Content-Type", "If-None-Match"},
-		ExposeHeaders:             exposed,
-		MaxAge:                    86400 * time.Second,
-		OptionsResponseStatusCode: http.StatusNoContent,
-	})
-	// Preflights go to the routes' OPTIONS handlers (exact header values,
-	// 404 for unknown paths); gin-contrib/cors answers the rest.
-	withCORS := func(c *gin.Context) {
-		if c.Request.Method == http.MethodOptions {
-			c.Next()
-			return
-		}
-		cors(c)
-	}
-	e.Use(a.recoverer, a.observe, a.requestID, a.accessLog, withCORS, corsHeaders)
+	e.Use(a.recoverer, a.observe, a.requestID, a.accessLog, corsEverywhere(newCORS()))
 	e.NoRoute(func(c *gin.Context) {
 		if a.spendIfAuthenticated(c) {
 			a.writeProblem(c, &Problem{Code: CodeNotFound, Detail: "no such path; the API lives under /api/public"})
@@ -159,16 +176,17 @@ func (a *API) routes() *gin.Engine {
 	data("/regions", a.regions)
 	data("/stats", a.stats)
 	data("/search", a.search)
+	// The budget: a key is required, nothing is spent.
+	e.GET("/api/public/rate_limit", a.rateLimit)
+	e.HEAD("/api/public/rate_limit", a.rateLimit)
+	e.OPTIONS("/api/public/rate_limit", preflight)
 	return e
 }
 
-// preflight answers an OPTIONS request that gin-contrib/cors did not (one
-// without an Origin header) the same way: 204, no key needed.
+// preflight is the OPTIONS route of every path. gin-contrib/cors answers
+// every preflight before routing (see corsEverywhere); this handler only
+// runs if that middleware is taken out, and says which methods exist.
 func preflight(c *gin.Context) {
-	h := c.Writer.Header()
-	h.Set("Allow", "GET, HEAD, OPTIONS")
-	h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, If-None-Match")
-	h.Set("Access-Control-Max-Age", "86400")
+	c.Header("Allow", "GET, HEAD, OPTIONS")
 	c.AbortWithStatus(http.StatusNoContent)
 }

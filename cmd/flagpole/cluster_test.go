@@ -41,7 +41,15 @@ type proc struct {
 
 func startProc(t *testing.T, args ...string) *proc {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"serve"}, args...)...)
+	return startProcVia(t, nil, args...)
+}
+
+// startProcVia starts `flagpole serve args` through the command wrap (for
+// example prlimit with its options), or directly when wrap is empty.
+func startProcVia(t *testing.T, wrap []string, args ...string) *proc {
+	t.Helper()
+	argv := append(append(append([]string{}, wrap...), os.Args[0], "serve"), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "FLAGPOLE_TEST_EXEC_MAIN=1")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

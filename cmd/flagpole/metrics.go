@@ -7,6 +7,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/flagpole/flagpole/httpapi/connlimit"
 )
 
 // loadMetrics record every load of the loader's two cron jobs.
@@ -95,6 +97,24 @@ func (p *program) registerState(reg *prometheus.Registry) {
 	})
 	gauge("flagpole_response_cache_hit_ratio", "Share of rendered responses served from the ristretto cache.",
 		func() float64 { return p.api.CacheHitRatio() })
+	conns := func(name, help string, f func(s connlimit.Stats) float64) {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
+			func() float64 { return f(p.ln.Stats()) }))
+	}
+	gauge("flagpole_http_open_connections", "Open connections of the API listener.",
+		func() float64 { return float64(p.ln.Stats().Open) })
+	gauge("flagpole_http_max_connections", "The bound on open connections of the API listener (max_conns).",
+		func() float64 { return float64(p.ln.Max()) })
+	conns("flagpole_http_connections_refused_total", "Connections answered 503 and closed: over max_conns with none idle, or over max_conns_per_ip.",
+		func(s connlimit.Stats) float64 { return float64(s.RefusedTotal + s.RefusedAddr) })
+	conns("flagpole_http_idle_connections_closed_total", "Idle connections closed early: the oldest idle at max_conns, or idle too long under pressure.",
+		func(s connlimit.Stats) float64 { return float64(s.Evicted + s.Pressured) })
+	if p.redis != nil {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "flagpole_ratelimit_local_refusals_total",
+			Help: "Requests of a key over its limit refused until its reset without asking Redis.",
+		}, func() float64 { return float64(p.redis.LocalRefusals()) }))
+	}
 	if p.limiter != nil {
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "flagpole_ratelimit_fallbacks_total",

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
 	"os"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/flagpole/flagpole/config"
 	"github.com/flagpole/flagpole/httpapi"
+	"github.com/flagpole/flagpole/httpapi/connlimit"
 	"github.com/flagpole/flagpole/httpapi/ratelimit"
 	"github.com/flagpole/flagpole/loader"
 	"github.com/flagpole/flagpole/memstore"
@@ -91,7 +93,7 @@ type program struct {
 	store   *memstore.Store
 	loader  *loader.Loader
 	api     *httpapi.API
-	ln      net.Listener
+	ln      *connlimit.Listener
 	adminLn net.Listener
 	redis   *ratelimit.Redis
 	limiter *ratelimit.Fallback
@@ -126,10 +128,17 @@ func newProgram(ctx context.Context, cfg config.Config, demo bool, stdout, stder
 			return nil, err
 		}
 	}
-	if p.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+	proxies, err := httpapi.ParseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
 		p.Close()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
+	p.ln = connlimit.Wrap(ln, connOptions(cfg, proxies))
 	if cfg.AdminAddr != "" {
 		if p.adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
 			p.Close()
@@ -153,8 +162,12 @@ func newProgram(ctx context.Context, cfg config.Config, demo bool, stdout, stder
 	}
 	p.loader = loader.New(p.src, p.store, loader.Options{FullEvery: cfg.FullReload, Log: p.log, OnLoad: onLoad})
 	opt := httpapi.Options{Store: p.store, RateLimit: cfg.RateLimit, CacheBytes: int64(cfg.CacheMB) << 20,
-		Log: p.log, Ready: p.readiness, Metrics: p.reg}
+		Log: p.log, Ready: p.readiness, Metrics: p.reg, AnonRateLimit: cfg.AnonRateLimit, TrustedProxies: proxies}
+	if cfg.AnonRateLimit == 0 {
+		opt.AnonRateLimit = -1 // off
+	}
 	if cfg.Redis != "" {
+		ratelimit.SetRedisLogger(p.log)
 		if p.redis, err = ratelimit.NewRedis(ratelimit.RedisOptions{URL: cfg.Redis, Prefix: cfg.RedisPrefix,
 			Timeout: cfg.RedisTimeout}); err != nil {
 			p.Close()
@@ -175,6 +188,27 @@ func newProgram(ctx context.Context, cfg config.Config, demo bool, stdout, stder
 	}
 	p.registerState(p.reg)
 	return p, nil
+}
+
+// connOptions are the bounds of the API's connections: max_conns (by
+// default from the open-file limit), max_conns_per_ip, with trusted
+// proxies exempt from the latter.
+func connOptions(cfg config.Config, proxies []netip.Prefix) connlimit.Options {
+	o := connlimit.Options{Max: cfg.MaxConns, PerAddr: cfg.MaxConnsPerIP}
+	if o.Max <= 0 {
+		o.Max = connlimit.DefaultMax()
+	}
+	if len(proxies) > 0 {
+		o.Exempt = func(a netip.Addr) bool {
+			for _, p := range proxies {
+				if p.Contains(a) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return o
 }
 
 // seedDemo fills an empty database with the demo set and prints a new key
@@ -265,7 +299,7 @@ func (p *program) readiness() (bool, map[string]any) {
 
 // Run serves until ctx ends, then shuts down gracefully.
 func (p *program) Run(ctx context.Context) error {
-	srv := &http.Server{Handler: p.api.Handler(), ReadHeaderTimeout: p.cfg.ReadHeaderTimeout,
+	srv := &http.Server{Handler: p.api.Handler(), ConnState: p.ln.ConnState, ReadHeaderTimeout: p.cfg.ReadHeaderTimeout,
 		ReadTimeout: p.cfg.ReadTimeout, WriteTimeout: p.cfg.WriteTimeout, IdleTimeout: p.cfg.IdleTimeout,
 		MaxHeaderBytes: 32 << 10, ErrorLog: slog.NewLogLogger(p.log.Handler(), slog.LevelWarn)}
 	servers := []*http.Server{srv}
@@ -280,7 +314,8 @@ func (p *program) Run(ctx context.Context) error {
 	if p.adminLn != nil {
 		admin = p.adminLn.Addr().String()
 	}
-	p.log.Info("listening", "addr", p.Addr(), "admin_addr", admin, "db", loader.Redact(p.cfg.DB), "refresh", p.cfg.Refresh)
+	p.log.Info("listening", "addr", p.Addr(), "admin_addr", admin, "db", loader.Redact(p.cfg.DB), "refresh", p.cfg.Refresh,
+		"max_conns", p.ln.Max(), "max_conns_per_ip", p.cfg.MaxConnsPerIP, "anon_rate_limit", p.cfg.AnonRateLimit)
 
 	loadCtx, stopLoads := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -371,10 +406,11 @@ func (p *program) Close() {
 	if p.redis != nil {
 		p.redis.Close()
 	}
-	for _, ln := range []net.Listener{p.ln, p.adminLn} {
-		if ln != nil {
-			ln.Close()
-		}
+	if p.ln != nil {
+		p.ln.Close()
+	}
+	if p.adminLn != nil {
+		p.adminLn.Close()
 	}
 	if p.src != nil && p.src != p.db {
 		p.src.Close()

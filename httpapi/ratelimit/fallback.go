@@ -7,7 +7,12 @@ import (
 	"time"
 )
 
-var _ Limiter = (*Fallback)(nil)
+var (
+	_ Limiter = (*Fallback)(nil)
+	_ Sweeper = (*Fallback)(nil)
+	_ Sweeper = (*Redis)(nil)
+	_ Sweeper = (*Local)(nil)
+)
 
 // Fallback asks a shared limiter and, when it fails, decides with an
 // in-process one instead, so requests are still served and still limited.
@@ -37,20 +42,51 @@ func (f *Fallback) Fallbacks() int64 { return f.fallbacks.Load() }
 // Degraded reports whether decisions are being made locally now.
 func (f *Fallback) Degraded() bool { return f.downUntil.Load() != 0 }
 
-// Local is the in-process limiter used while the shared one is down.
-func (f *Fallback) Local() *Local { return f.local }
+// Sweep forgets the idle keys of the local limiter and of the shared one
+// when it keeps any.
+func (f *Fallback) Sweep(now time.Time) {
+	f.local.Sweep(now)
+	if s, ok := f.shared.(Sweeper); ok {
+		s.Sweep(now)
+	}
+}
+
+// Peek reads the budget from the shared limiter, or locally while it is
+// down; it spends nothing.
+func (f *Fallback) Peek(ctx context.Context, key string, limit int, now time.Time) (Decision, error) {
+	if f.down() {
+		return f.local.Peek(ctx, key, limit, now)
+	}
+	d, err := f.shared.Peek(ctx, key, limit, now)
+	if err != nil {
+		f.fail(err)
+		return f.local.Peek(ctx, key, limit, now)
+	}
+	return d, nil
+}
+
+// down reports whether the shared limiter is paused after a failure.
+func (f *Fallback) down() bool {
+	until := f.downUntil.Load()
+	return until != 0 && time.Now().UnixNano() < until
+}
+
+// fail pauses the shared limiter, logging the first failure of an outage.
+func (f *Fallback) fail(err error) {
+	if f.downUntil.Swap(time.Now().Add(f.pause).UnixNano()) == 0 {
+		f.log.Warn("shared rate limiter failed; limiting in-process until it answers again", "err", err)
+	}
+}
 
 // Allow decides with the shared limiter, or locally while it is down.
 func (f *Fallback) Allow(ctx context.Context, key string, limit int, now time.Time) (Decision, error) {
-	if until := f.downUntil.Load(); until != 0 && time.Now().UnixNano() < until {
+	if f.down() {
 		f.fallbacks.Add(1)
 		return f.local.Allow(ctx, key, limit, now)
 	}
 	d, err := f.shared.Allow(ctx, key, limit, now)
 	if err != nil {
-		if f.downUntil.Swap(time.Now().Add(f.pause).UnixNano()) == 0 {
-			f.log.Warn("shared rate limiter failed; limiting in-process until it answers again", "err", err)
-		}
+		f.fail(err)
 		f.fallbacks.Add(1)
 		return f.local.Allow(ctx, key, limit, now)
 	}

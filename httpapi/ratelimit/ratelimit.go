@@ -18,6 +18,7 @@ type Decision struct {
 	Allowed   bool
 	Limit     int
 	Remaining int
+	Used      int // requests of the window that counted
 	// Reset is when the oldest request of the window leaves it: the time
 	// one more request will be allowed once the budget is spent.
 	Reset time.Time
@@ -35,7 +36,16 @@ func (d Decision) RetryAfter(now time.Time) time.Duration {
 // Limiter counts the requests of each key in a rolling window. A request
 // that is refused does not count.
 type Limiter interface {
+	// Allow spends one request of key's budget when the budget allows.
 	Allow(ctx context.Context, key string, limit int, now time.Time) (Decision, error)
+	// Peek reports key's budget without spending any of it.
+	Peek(ctx context.Context, key string, limit int, now time.Time) (Decision, error)
+}
+
+// Sweeper is a limiter whose memory of idle keys must be dropped now and
+// then (see Local.Sweep).
+type Sweeper interface {
+	Sweep(now time.Time)
 }
 
 var _ Limiter = (*Local)(nil)
@@ -76,11 +86,23 @@ func NewLocal() *Local {
 // Allow records one request of key at now if fewer than limit requests of
 // the last 60 seconds were allowed.
 func (l *Local) Allow(_ context.Context, key string, limit int, now time.Time) (Decision, error) {
+	return l.decide(key, limit, now, true), nil
+}
+
+// Peek reports key's budget at now without spending any of it.
+func (l *Local) Peek(_ context.Context, key string, limit int, now time.Time) (Decision, error) {
+	return l.decide(key, limit, now, false), nil
+}
+
+func (l *Local) decide(key string, limit int, now time.Time, spend bool) Decision {
 	sh := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	w := sh.keys[key]
 	if w == nil {
+		if !spend {
+			return Decision{Allowed: limit > 0, Limit: limit, Remaining: max(limit, 0), Reset: now}
+		}
 		w = &window{}
 		sh.keys[key] = w
 	}
@@ -88,16 +110,18 @@ func (l *Local) Allow(_ context.Context, key string, limit int, now time.Time) (
 	w.expire(nowMS - Window.Milliseconds())
 	d := Decision{Limit: limit}
 	if w.count < limit {
-		w.add(nowMS)
+		if spend {
+			w.add(nowMS)
+		}
 		d.Allowed = true
 	}
-	d.Remaining = max(limit-w.count, 0)
+	d.Remaining, d.Used = max(limit-w.count, 0), w.count
 	if w.count > 0 {
 		d.Reset = time.UnixMilli(w.stamps[w.head].ms + Window.Milliseconds())
 	} else {
 		d.Reset = now
 	}
-	return d, nil
+	return d
 }
 
 // expire drops the requests at or before cutoff.
@@ -123,8 +147,20 @@ func (w *window) add(ms int64) {
 	w.count++
 }
 
+// Len is the number of keys remembered.
+func (l *Local) Len() int {
+	n := 0
+	for i := range l.shards {
+		sh := &l.shards[i]
+		sh.mu.Lock()
+		n += len(sh.keys)
+		sh.mu.Unlock()
+	}
+	return n
+}
+
 // Sweep forgets the keys with no request in the window, so that memory
-// follows the active keys. Call it now and then.
+// follows the active keys. The API calls it periodically.
 func (l *Local) Sweep(now time.Time) {
 	cutoff := now.UnixMilli() - Window.Milliseconds()
 	for i := range l.shards {

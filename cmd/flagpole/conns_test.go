@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/flagpole/flagpole/loader"
+	"github.com/flagpole/flagpole/loader/loadertest"
+)
+
+// holdIdle opens n keep-alive connections from the local address from to
+// addr, each after one GET /healthz, and leaves them open; it returns the
+// statuses seen (0: the connection failed) and the connections.
+func holdIdle(t *testing.T, from, addr string, n int) (map[int]int, []net.Conn) {
+	t.Helper()
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	conns := make([]net.Conn, 0, n)
+	jobs := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 64; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 5 * time.Second}
+			for range jobs {
+				st := 0
+				c, err := d.Dial("tcp", addr)
+				if err == nil {
+					c.SetDeadline(time.Now().Add(10 * time.Second))
+					if _, err = io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); err == nil {
+						if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
+							io.Copy(io.Discard, resp.Body)
+							resp.Body.Close()
+							st = resp.StatusCode
+						}
+					}
+					c.SetDeadline(time.Time{})
+				}
+				mu.Lock()
+				statuses[st]++
+				if c != nil {
+					conns = append(conns, c)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		jobs <- struct{}{}
+	}
+	close(jobs)
+	wg.Wait()
+	t.Cleanup(func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return statuses, conns
+}
+
+// needFiles raises this process's soft limit of open files to n, or skips.
+func needFiles(t *testing.T, n uint64) {
+	t.Helper()
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
+		t.Skip(err)
+	}
+	if r.Cur >= n {
+		return
+	}
+	if r.Max < n {
+		t.Skipf("the open-file limit %d is below the %d this test holds", r.Max, n)
+	}
+	r.Cur = n
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
+		t.Skip(err)
+	}
+}
+
+// TestIdleConnectionFlood: 6,000 idle keep-alive connections held from
+// 127.0.0.1 against a serve process limited to 4,096 descriptors; another
+// address (127.0.0.2) still gets /healthz and an authenticated /flags, the
+// admin listener still answers. With the per-address cap (the default)
+// the flood is refused at 256; with the cap off, the total bound closes
+// the oldest idle connections to make room.
+func TestIdleConnectionFlood(t *testing.T) {
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Skip("prlimit (util-linux) is not installed")
+	}
+	needFiles(t, 7000)
+	dbURL := loadertest.URL(t, loader.SQLite)
+	mustRun(t, "seed", "--db", dbURL, "--flags", "20", "--users", "5", "--days", "2")
+	key := strings.TrimSpace(mustRun(t, "keys", "create", "--db", dbURL, "--name", "flood", "--limit", "1000"))
+	for _, perIP := range []string{"256", "0"} {
+		t.Run("max_conns_per_ip="+perIP, func(t *testing.T) {
+			p := startProcVia(t, []string{prlimit, "--nofile=4096:4096", "--"}, "--db", dbURL, "--addr", "127.0.0.1:0",
+				"--admin-addr", "127.0.0.1:0", "--max-conns-per-ip", perIP, "--access-log=false", "--snapshot-daily=false")
+			p.wait(t)
+			until(t, "ready", 60*time.Second, func() bool { s, _ := readyz(p.base); return s == 200 })
+			addr := strings.TrimPrefix(p.base, "http://")
+			statuses, _ := holdIdle(t, "127.0.0.1", addr, 6000)
+			t.Logf("6000 connections from 127.0.0.1: statuses %v", statuses)
+			if statuses[200] == 0 {
+				t.Fatalf("no connection of the flood was served: %v", statuses)
+			}
+			// Another address, within 2 s each (the client's timeout).
+			other := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
+				DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}).DialContext}}
+			for _, path := range []string{"/healthz", "/api/public/flags?limit=1"} {
+				req, _ := http.NewRequest(http.MethodGet, p.base+path, nil)
+				req.Header.Set("Authorization", "Bearer "+key)
+				resp, err := other.Do(req)
+				if err != nil {
+					t.Fatalf("127.0.0.2 %s during the flood: %v", path, err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					t.Errorf("127.0.0.2 %s during the flood: %d", path, resp.StatusCode)
+				}
+			}
+			admin := &http.Client{Timeout: 2 * time.Second}
+			resp, err := admin.Get(p.admin + "/metrics")
+			if err != nil {
+				t.Fatalf("the admin listener during the flood: %v", err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			open, max := metric(string(body), "flagpole_http_open_connections"), metric(string(body), "flagpole_http_max_connections")
+			if max <= 0 || max >= 4096 || open > max {
+				t.Errorf("open connections %v, bound %v (descriptor limit 4096)", open, max)
+			}
+			refused, closed := metric(string(body), "flagpole_http_connections_refused_total"),
+				metric(string(body), "flagpole_http_idle_connections_closed_total")
+			if perIP != "0" && refused < 6000-256-64 {
+				t.Errorf("%v connections refused over the per-address cap of 256, want most of 6000", refused)
+			}
+			if perIP == "0" && closed < 6000-max {
+				t.Errorf("%v idle connections closed at the bound of %v, want at least %v", closed, max, 6000-max)
+			}
+		})
+	}
+}
+
+// metric reads one unlabelled sample from a Prometheus text page.
+func metric(page, name string) float64 {
+	for _, l := range strings.Split(page, "\n") {
+		if v, ok := strings.CutPrefix(l, name+" "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err == nil {
+				return f
+			}
+		}
+	}
+	return -1
+}

@@ -1,0 +1,102 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"net/netip"
+	"strings"
+)
+
+// ParseTrustedProxies reads the trusted_proxies setting: CIDRs or single
+// addresses (10.0.0.0/8, 192.0.2.7, 2001:db8::/32).
+func ParseTrustedProxies(list []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range list {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(s); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			return nil, fmt.Errorf("trusted proxy %q is neither an address nor a CIDR", s)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
+}
+
+// trusted reports whether addr is a configured trusted proxy.
+func (a *API) trusted(addr netip.Addr) bool {
+	for _, p := range a.proxies {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
+
+// clientAddr is the address a request comes from: the connection's peer,
+// unless that peer is a trusted proxy: then the right-most address of
+// X-Forwarded-For that is not a trusted proxy (each proxy appends the
+// address it got the request from, so everything left of the first
+// untrusted hop may be made up by the client). An entry that is not an
+// address ends the walk at the hop that forwarded it. Gin's ClientIP is
+// not used: it trusts every X-Forwarded-For unless told otherwise.
+func (a *API) clientAddr(r *http.Request) netip.Addr {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	addr := ap.Addr().Unmap()
+	if len(a.proxies) == 0 || !a.trusted(addr) {
+		return addr
+	}
+	vals := r.Header["X-Forwarded-For"]
+	for i := len(vals) - 1; i >= 0; i-- {
+		v := vals[i]
+		for v != "" {
+			part := v
+			if j := strings.LastIndexByte(v, ','); j >= 0 {
+				part, v = v[j+1:], v[:j]
+			} else {
+				v = ""
+			}
+			hop, ok := parseHop(strings.TrimSpace(part))
+			if !ok {
+				return addr
+			}
+			if !a.trusted(hop) {
+				return hop
+			}
+			addr = hop
+		}
+	}
+	return addr
+}
+
+// parseHop reads one X-Forwarded-For entry: an address, possibly with a
+// port ("192.0.2.1:4711", "[2001:db8::1]:4711").
+func parseHop(s string) (netip.Addr, bool) {
+	if a, err := netip.ParseAddr(s); err == nil {
+		return a.Unmap(), true
+	}
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr().Unmap(), true
+	}
+	return netip.Addr{}, false
+}
+
+// limitAddr is the address a client is limited by: an IPv4 address, or
+// the /64 of an IPv6 address (one host usually holds a whole /64).
+func limitAddr(addr netip.Addr) netip.Addr {
+	if addr.Is6() {
+		p, _ := addr.Prefix(64)
+		return p.Addr()
+	}
+	return addr
+}

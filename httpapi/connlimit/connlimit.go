@@ -1,0 +1,254 @@
+// Package connlimit bounds the connections of an HTTP server: in total and
+// per client address. Past the total bound the oldest idle connection is
+// closed to make room (a connection that has not sent its first request
+// yet counts as idle); when none is idle, or the client address holds its
+// share already, the new connection is answered 503 and closed at once, so
+// the accept queue keeps moving and descriptors never run out. Under
+// pressure (three quarters of the bound) idle connections are closed after
+// a short idle time instead of the server's idle timeout.
+package connlimit
+
+import (
+	"container/list"
+	"net"
+	"net/http"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Options configure a Listener.
+type Options struct {
+	// Max is the most connections open at once (at least 1).
+	Max int
+	// PerAddr is the most connections of one client address (0: no cap).
+	PerAddr int
+	// Exempt reports the addresses PerAddr does not apply to (trusted
+	// proxies, which carry many clients); nil: none.
+	Exempt func(netip.Addr) bool
+	// PressureIdle is how long a connection may stay idle while more than
+	// three quarters of Max are open (0: 5 seconds).
+	PressureIdle time.Duration
+}
+
+// Listener wraps a net.Listener with the bounds. Give its ConnState to the
+// http.Server that serves it, and Close it (or the server) when done.
+type Listener struct {
+	net.Listener
+	opt Options
+
+	mu     sync.Mutex
+	open   int
+	byAddr map[netip.Addr]int
+	idle   list.List // of *conn, longest idle first
+
+	refusedTotal, refusedAddr, evicted, pressuredN atomic.Int64
+	stop                                           chan struct{}
+	stopOnce                                       sync.Once
+}
+
+// conn is one accepted connection.
+type conn struct {
+	net.Conn
+	l         *Listener
+	addr      netip.Addr
+	elem      *list.Element // in l.idle while idle; nil while active
+	idleSince time.Time
+	released  bool
+}
+
+// Wrap bounds the connections accepted from inner.
+func Wrap(inner net.Listener, opt Options) *Listener {
+	opt.Max = max(opt.Max, 1)
+	if opt.PressureIdle <= 0 {
+		opt.PressureIdle = 5 * time.Second
+	}
+	l := &Listener{Listener: inner, opt: opt, byAddr: map[netip.Addr]int{}, stop: make(chan struct{})}
+	go l.relieve()
+	return l
+}
+
+// busy is the answer to a connection over a bound: then it is closed.
+var busy = []byte("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\n" +
+	"Content-Type: application/problem+json\r\nContent-Length: 146\r\n\r\n" +
+	`{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"too many open connections; try again in a moment","code":"unavailable"}`)
+
+// Accept returns the next connection within the bounds, answering and
+// closing the ones over them.
+func (l *Listener) Accept() (net.Conn, error) {
+	for {
+		nc, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		addr := peer(nc)
+		c, victim, ok := l.admit(nc, addr)
+		if victim != nil {
+			victim.Conn.Close()
+		}
+		if ok {
+			return c, nil
+		}
+		nc.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+		nc.Write(busy)
+		nc.Close()
+	}
+}
+
+// admit counts a new connection in, closing the oldest idle one when the
+// total is reached; it returns false when the connection must be refused.
+func (l *Listener) admit(nc net.Conn, addr netip.Addr) (*conn, *conn, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.opt.PerAddr > 0 && l.byAddr[addr] >= l.opt.PerAddr && (l.opt.Exempt == nil || !l.opt.Exempt(addr)) {
+		l.refusedAddr.Add(1)
+		return nil, nil, false
+	}
+	var victim *conn
+	if l.open >= l.opt.Max {
+		front := l.idle.Front()
+		if front == nil {
+			l.refusedTotal.Add(1)
+			return nil, nil, false
+		}
+		victim = front.Value.(*conn)
+		l.release(victim)
+		l.evicted.Add(1)
+	}
+	c := &conn{Conn: nc, l: l, addr: addr, idleSince: time.Now()}
+	c.elem = l.idle.PushBack(c)
+	l.open++
+	l.byAddr[addr]++
+	return c, victim, true
+}
+
+// release counts c out; l.mu is held.
+func (l *Listener) release(c *conn) {
+	if c.released {
+		return
+	}
+	c.released = true
+	if c.elem != nil {
+		l.idle.Remove(c.elem)
+		c.elem = nil
+	}
+	l.open--
+	if n := l.byAddr[c.addr] - 1; n > 0 {
+		l.byAddr[c.addr] = n
+	} else {
+		delete(l.byAddr, c.addr)
+	}
+}
+
+// Close counts the connection out and closes it.
+func (c *conn) Close() error {
+	c.l.mu.Lock()
+	c.l.release(c)
+	c.l.mu.Unlock()
+	return c.Conn.Close()
+}
+
+// ConnState is the http.Server hook that tells the listener which
+// connections are idle.
+func (l *Listener) ConnState(nc net.Conn, state http.ConnState) {
+	c, ok := nc.(*conn)
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c.released {
+		return
+	}
+	switch state {
+	case http.StateActive:
+		if c.elem != nil {
+			l.idle.Remove(c.elem)
+			c.elem = nil
+		}
+	case http.StateIdle:
+		if c.elem == nil {
+			c.idleSince = time.Now()
+			c.elem = l.idle.PushBack(c)
+		}
+	case http.StateHijacked, http.StateClosed:
+		l.release(c)
+	}
+}
+
+// relieve closes, while more than three quarters of Max are open, the
+// connections idle for longer than PressureIdle, longest idle first.
+func (l *Listener) relieve() {
+	t := time.NewTicker(max(l.opt.PressureIdle/4, 50*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case now := <-t.C:
+			for _, c := range l.pressured(now) {
+				c.Conn.Close()
+			}
+		}
+	}
+}
+
+func (l *Listener) pressured(now time.Time) []*conn {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []*conn
+	for l.open*4 > l.opt.Max*3 {
+		front := l.idle.Front()
+		if front == nil {
+			break
+		}
+		c := front.Value.(*conn)
+		if now.Sub(c.idleSince) < l.opt.PressureIdle {
+			break
+		}
+		l.release(c)
+		out = append(out, c)
+	}
+	l.pressuredN.Add(int64(len(out)))
+	return out
+}
+
+// Close stops accepting and stops the pressure sweep.
+func (l *Listener) Close() error {
+	l.stopOnce.Do(func() { close(l.stop) })
+	return l.Listener.Close()
+}
+
+// Max is the bound on open connections.
+func (l *Listener) Max() int { return l.opt.Max }
+
+// Stats are the listener's counts.
+type Stats struct {
+	Open, Idle int
+	// RefusedTotal and RefusedAddr count the connections answered 503 and
+	// closed: over Max with none idle, or over PerAddr.
+	RefusedTotal, RefusedAddr int64
+	// Evicted counts idle connections closed to make room for a new one;
+	// Pressured, those closed for idling too long under pressure.
+	Evicted, Pressured int64
+}
+
+// Stats reports the counts now.
+func (l *Listener) Stats() Stats {
+	l.mu.Lock()
+	open, idle := l.open, l.idle.Len()
+	l.mu.Unlock()
+	return Stats{Open: open, Idle: idle, RefusedTotal: l.refusedTotal.Load(), RefusedAddr: l.refusedAddr.Load(),
+		Evicted: l.evicted.Load(), Pressured: l.pressuredN.Load()}
+}
+
+// peer is a connection's remote address, IPv4 unmapped.
+func peer(nc net.Conn) netip.Addr {
+	if ta, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
+		if a, ok := netip.AddrFromSlice(ta.IP); ok {
+			return a.Unmap()
+		}
+	}
+	return netip.Addr{}
+}

@@ -1,0 +1,169 @@
+package connlimit_test
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flagpole/flagpole/httpapi/connlimit"
+)
+
+// serve runs an HTTP server on a bounded loopback listener.
+func serve(t *testing.T, opt connlimit.Options, h http.Handler) (*connlimit.Listener, string) {
+	t.Helper()
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := connlimit.Wrap(inner, opt)
+	srv := &http.Server{Handler: h, ConnState: l.ConnState, IdleTimeout: time.Minute}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return l, inner.Addr().String()
+}
+
+var ok = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+
+// dial opens a connection from the local address from and, when request
+// is set, sends one keep-alive request and reads the answer's status.
+func dial(t *testing.T, from, addr string, request bool) (net.Conn, *bufio.Reader, int) {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 5 * time.Second}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	br := bufio.NewReader(c)
+	if !request {
+		return c, br, 0
+	}
+	return c, br, roundTrip(t, c, br)
+}
+
+func roundTrip(t *testing.T, c net.Conn, br *bufio.Reader) int {
+	t.Helper()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	defer c.SetDeadline(time.Time{})
+	if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		return 0
+	}
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		return 0
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestPerAddr: one address holds at most PerAddr connections; the next
+// is answered 503 and closed at once; another address is served.
+func TestPerAddr(t *testing.T) {
+	l, addr := serve(t, connlimit.Options{Max: 100, PerAddr: 3}, ok)
+	for i := 0; i < 3; i++ {
+		if _, _, st := dial(t, "127.0.0.1", addr, true); st != 200 {
+			t.Fatalf("connection %d: %d", i, st)
+		}
+	}
+	if _, _, st := dial(t, "127.0.0.1", addr, true); st != 503 {
+		t.Errorf("the 4th connection of one address: %d, want 503", st)
+	}
+	if _, _, st := dial(t, "127.0.0.2", addr, true); st != 200 {
+		t.Errorf("another address: %d", st)
+	}
+	if s := l.Stats(); s.RefusedAddr != 1 || s.Open != 4 {
+		t.Errorf("stats %+v", s)
+	}
+}
+
+// TestOldestIdleFirst: at Max, a new connection closes the connection
+// idle the longest, and is served.
+func TestOldestIdleFirst(t *testing.T) {
+	l, addr := serve(t, connlimit.Options{Max: 5}, ok)
+	var conns []net.Conn
+	var readers []*bufio.Reader
+	for i := 0; i < 5; i++ {
+		c, br, st := dial(t, "127.0.0.1", addr, true)
+		if st != 200 {
+			t.Fatalf("connection %d: %d", i, st)
+		}
+		conns, readers = append(conns, c), append(readers, br)
+	}
+	// Make connection 0 the youngest idle one: 1 is now the oldest.
+	if roundTrip(t, conns[0], readers[0]) != 200 {
+		t.Fatal("reuse of connection 0")
+	}
+	if _, _, st := dial(t, "127.0.0.2", addr, true); st != 200 {
+		t.Fatalf("a new client at the bound: %d", st)
+	}
+	conns[1].SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := readers[1].ReadByte(); err == nil {
+		t.Error("the oldest idle connection is still open")
+	}
+	if roundTrip(t, conns[0], readers[0]) != 200 {
+		t.Error("a younger idle connection was closed")
+	}
+	if s := l.Stats(); s.Evicted != 1 || s.Open != 5 {
+		t.Errorf("stats %+v", s)
+	}
+}
+
+// TestNoneIdle: at Max with every connection busy, a new one is refused.
+func TestNoneIdle(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release })
+	l, addr := serve(t, connlimit.Options{Max: 2}, slow)
+	for i := 0; i < 2; i++ {
+		c, _, _ := dial(t, "127.0.0.1", addr, false)
+		io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for l.Stats().Idle != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	c, br, _ := dial(t, "127.0.0.2", addr, false)
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line, _ := br.ReadString('\n')
+	if !strings.HasPrefix(line, "HTTP/1.1 503") {
+		t.Errorf("over the bound with none idle: %q, want a 503", line)
+	}
+	if s := l.Stats(); s.RefusedTotal != 1 || s.Open != 2 {
+		t.Errorf("stats %+v", s)
+	}
+}
+
+// TestPressure: past three quarters of Max, idle connections are closed
+// after PressureIdle, down to the three quarters.
+func TestPressure(t *testing.T) {
+	l, addr := serve(t, connlimit.Options{Max: 8, PressureIdle: 100 * time.Millisecond}, ok)
+	for i := 0; i < 8; i++ {
+		dial(t, "127.0.0.1", addr, true)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for l.Stats().Open > 6 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if s := l.Stats(); s.Open != 6 || s.Pressured != 2 {
+		t.Errorf("stats %+v, want 6 open after 2 closed under pressure", s)
+	}
+}
+
+func TestDefaultMax(t *testing.T) {
+	if m := connlimit.DefaultMax(); m < 64 || m > connlimit.CeilingMax {
+		t.Errorf("DefaultMax %d", m)
+	}
+}
+
+func TestMaxFor(t *testing.T) {
+	for nofile, want := range map[int]int{0: 1024, 100: 64, 1024: 768, 4096: 3687, 20000: 16384} {
+		if got := connlimit.MaxFor(nofile); got != want {
+			t.Errorf("maxFor(%d) = %d, want %d", nofile, got, want)
+		}
+	}
+}

@@ -1,0 +1,4 @@
+package connlimit
+
+// MaxFor is maxFor, for tests.
+var MaxFor = maxFor

@@ -1,0 +1,447 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/flagpole/flagpole/httpapi"
+	"github.com/flagpole/flagpole/httpapi/ratelimit"
+)
+
+// serveWith serves e's store again with opt (Store and Now filled in) and
+// returns an env that talks to it.
+func (e *env) serveWith(opt httpapi.Options) *env {
+	e.t.Helper()
+	opt.Store, opt.Now = e.store, e.clock.Now
+	api, err := httpapi.New(opt)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	srv := httptest.NewServer(api.Handler())
+	e.t.Cleanup(func() { srv.Close(); api.Close() })
+	c := *e
+	c.api, c.srv = api, srv
+	return &c
+}
+
+// countingLimiter is a key limiter that counts its calls (as a shared
+// limiter would count round trips).
+type countingLimiter struct {
+	ratelimit.Limiter
+	calls atomic.Int64
+}
+
+func (l *countingLimiter) Allow(ctx context.Context, key string, limit int, now time.Time) (ratelimit.Decision, error) {
+	l.calls.Add(1)
+	return l.Limiter.Allow(ctx, key, limit, now)
+}
+
+func (l *countingLimiter) Peek(ctx context.Context, key string, limit int, now time.Time) (ratelimit.Decision, error) {
+	l.calls.Add(1)
+	return l.Limiter.Peek(ctx, key, limit, now)
+}
+
+// TestAnonLimit: requests without a valid key (none, unknown, wrong
+// scheme) share one budget per client address; past it they get 429 with
+// Retry-After, never reaching the key limiter; a valid key from the same
+// address is never refused by it; the refusals are counted.
+func TestAnonLimit(t *testing.T) {
+	base := newEnv(t, "sqlite", fixtureLines())
+	keys := &countingLimiter{Limiter: ratelimit.NewLocal()}
+	reg := prometheus.NewRegistry()
+	e := base.serveWith(httpapi.Options{Limiter: keys, AnonRateLimit: 10, Metrics: reg})
+	e.clock.Set(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC))
+	bad := []string{"Authorization: ", "Authorization: Bearer grf_unknown", "Authorization: Basic abc"}
+	for i := 0; i < 10; i++ {
+		mustStatus(t, e.get("/api/public/flags", bad[i%3]), 401, "unauthorized")
+	}
+	for i, h := range bad {
+		r := e.get("/api/public/flags", h)
+		mustStatus(t, r, 429, "rate_limited")
+		if ra, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || ra < 1 || ra > 6 {
+			t.Errorf("%d: Retry-After %q, want 1..6 (one request every 6 s)", i, r.header.Get("Retry-After"))
+		}
+		if r.header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Error("a keyless 429 without CORS")
+		}
+	}
+	// Unknown paths and methods without a key count too.
+	e.noSpec = true
+	mustStatus(t, e.get("/nope", "Authorization: "), 429, "rate_limited")
+	e.noSpec = false
+	if n := keys.calls.Load(); n != 0 {
+		t.Errorf("keyless traffic made %d calls to the key limiter", n)
+	}
+	// A valid key from the same address is served, and counted by key.
+	for i := 0; i < 20; i++ {
+		mustStatus(t, e.get("/api/public/flags"), 200, "")
+	}
+	if keys.calls.Load() != 20 {
+		t.Errorf("%d key decisions for 20 keyed requests", keys.calls.Load())
+	}
+	// Probes and preflights are not limited.
+	mustStatus(t, e.get("/healthz", "Authorization: "), 200, "")
+	if r := e.do(http.MethodOptions, "/api/public/flags", "Authorization: "); r.status != 204 {
+		t.Errorf("preflight %d", r.status)
+	}
+	if got := counter(t, reg, "flagpole_anon_rate_limited_total"); got != 4 {
+		t.Errorf("flagpole_anon_rate_limited_total %v, want 4", got)
+	}
+	// The bucket refills: one more request every 6 s.
+	e.clock.Set(time.Date(2026, 6, 1, 12, 0, 7, 0, time.UTC))
+	mustStatus(t, e.get("/api/public/flags", "Authorization: "), 401, "unauthorized")
+	mustStatus(t, e.get("/api/public/flags", "Authorization: "), 429, "rate_limited")
+}
+
+// counter is the value of a counter of reg.
+func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("no metric %s", name)
+	return 0
+}
+
+// dialFrom is an HTTP client whose connections come from the local
+// address from (127.0.0.x: the whole of 127/8 is loopback on Linux).
+func dialFrom(from string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 5 * time.Second}
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: d.DialContext}}
+}
+
+func statusOf(t *testing.T, c *http.Client, url string, headers ...string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ": ")
+		req.Header.Add(k, v)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestAnonLimitClientAddr: the limit is per connection address; a made-up
+// X-Forwarded-For from a peer that is not a trusted proxy changes
+// nothing; behind a trusted proxy the right-most untrusted address of
+// X-Forwarded-For is the client, so a client cannot dodge the limit by
+// prepending addresses of its own.
+func TestAnonLimitClientAddr(t *testing.T) {
+	base := newEnv(t, "sqlite", fixtureLines())
+	direct := base.serveWith(httpapi.Options{AnonRateLimit: 3})
+	one, two := dialFrom("127.0.0.1"), dialFrom("127.0.0.2")
+	url := direct.srv.URL + "/api/public/stats"
+	for i := 0; i < 3; i++ {
+		if st := statusOf(t, one, url, "X-Forwarded-For: 198.51.100."+strconv.Itoa(i)); st != 401 {
+			t.Fatalf("request %d: %d", i, st)
+		}
+	}
+	if st := statusOf(t, one, url, "X-Forwarded-For: 203.0.113.9"); st != 429 {
+		t.Errorf("a made-up X-Forwarded-For from an untrusted peer dodged the limit: %d", st)
+	}
+	if st := statusOf(t, two, url); st != 401 {
+		t.Errorf("another address was limited: %d", st)
+	}
+
+	proxies, err := httpapi.ParseTrustedProxies([]string{"127.0.0.1", "10.0.0.0/8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	behind := base.serveWith(httpapi.Options{AnonRateLimit: 3, TrustedProxies: proxies})
+	url = behind.srv.URL + "/api/public/stats"
+	// Three clients behind the proxy (127.0.0.1), each with its own budget;
+	// what a client wrote itself sits left of what the proxies appended.
+	for i := 0; i < 3; i++ {
+		for _, xff := range []string{"192.0.2.1", "198.51.100.7, 10.1.2.3", "192.0.2.3"} {
+			if st := statusOf(t, one, url, "X-Forwarded-For: "+xff); st != 401 {
+				t.Fatalf("%s, request %d: %d", xff, i, st)
+			}
+		}
+	}
+	for _, xff := range []string{"192.0.2.1", "203.0.113.50, 192.0.2.1", "1.2.3.4, 192.0.2.1", "garbage, 192.0.2.1",
+		"198.51.100.7:4711, 10.9.9.9"} {
+		if st := statusOf(t, one, url, "X-Forwarded-For: "+xff); st != 429 {
+			t.Errorf("X-Forwarded-For %q dodged the limit of its client: %d", xff, st)
+		}
+	}
+	// Two header lines are one list.
+	if st := statusOf(t, one, url, "X-Forwarded-For: 203.0.113.77", "X-Forwarded-For: 192.0.2.3"); st != 429 {
+		t.Errorf("a second X-Forwarded-For line dodged the limit: %d", st)
+	}
+	if st := statusOf(t, one, url, "X-Forwarded-For: 192.0.2.200"); st != 401 {
+		t.Errorf("a fresh client behind the proxy: %d", st)
+	}
+	// A trusted peer without the header is limited as itself.
+	if st := statusOf(t, two, url, "X-Forwarded-For: 192.0.2.1"); st != 401 {
+		t.Errorf("127.0.0.2 is not a trusted proxy; its header must be ignored: %d", st)
+	}
+}
+
+func TestParseTrustedProxies(t *testing.T) {
+	got, err := httpapi.ParseTrustedProxies([]string{"10.0.0.0/8", " 192.0.2.7 ", "2001:db8::/32", "::ffff:10.1.1.1", ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.7/32"),
+		netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("10.1.1.1/32")}
+	if len(got) != len(want) {
+		t.Fatalf("%v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("%d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	for _, bad := range []string{"10.0.0.0/33", "example.org", "10.0.0"} {
+		if _, err := httpapi.ParseTrustedProxies([]string{bad}); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a logger and a test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestAnonFloodLog: a keyless flood writes the first refusals of its
+// address's minute to the access log, then one line with the count.
+func TestAnonFloodLog(t *testing.T) {
+	base := newEnv(t, "sqlite", fixtureLines())
+	var buf lockedBuffer
+	e := base.serveWith(httpapi.Options{AnonRateLimit: 10, AccessLog: slog.New(slog.NewJSONHandler(&buf, nil))})
+	t0 := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	e.clock.Set(t0)
+	c := dialFrom("127.0.0.1")
+	for i := 0; i < 1000; i++ {
+		statusOf(t, c, e.srv.URL+"/api/public/flags")
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	statuses := map[float64]int{}
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("not JSON: %s", l)
+		}
+		statuses[m["status"].(float64)]++
+		if m["client"] != "127.0.0.1" {
+			t.Errorf("line without the client address: %s", l)
+		}
+	}
+	if statuses[401] != 10 || statuses[429] != ratelimit.LogSample || len(lines) != 10+ratelimit.LogSample {
+		t.Fatalf("1000 keyless requests wrote %d lines (%v), want 10 401s and %d 429s", len(lines), statuses, ratelimit.LogSample)
+	}
+	// A minute later the sweep writes one line for the rest.
+	e.api.Sweep(t0.Add(time.Minute))
+	last := strings.TrimSpace(buf.String())
+	last = last[strings.LastIndexByte(last, '\n')+1:]
+	var m map[string]any
+	json.Unmarshal([]byte(last), &m)
+	if m["refused"] != float64(990-ratelimit.LogSample) || m["client"] != "127.0.0.1" {
+		t.Errorf("summary line %s, want refused %d", last, 990-ratelimit.LogSample)
+	}
+}
+
+// TestLimiterSweep: the API sweeps its key limiter by itself.
+func TestLimiterSweep(t *testing.T) {
+	base := newEnv(t, "sqlite", fixtureLines())
+	local := ratelimit.NewLocal()
+	e := base.serveWith(httpapi.Options{Limiter: local, SweepEvery: 20 * time.Millisecond})
+	t0 := time.Now()
+	e.clock.Set(t0)
+	mustStatus(t, e.get("/api/public/stats"), 200, "")
+	if local.Len() != 1 {
+		t.Fatalf("%d keys remembered after one request", local.Len())
+	}
+	e.clock.Set(t0.Add(2 * time.Minute))
+	deadline := time.Now().Add(10 * time.Second)
+	for local.Len() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if local.Len() != 0 {
+		t.Error("the idle key was never swept")
+	}
+}
+
+// TestDuplicateAuthorization: two Authorization headers are a 400 that
+// names the header, whatever they hold.
+func TestDuplicateAuthorization(t *testing.T) {
+	e := newEnv(t, "sqlite", fixtureLines())
+	for _, pair := range [][2]string{{"Bearer " + e.key, "Bearer grf_other"}, {"Bearer grf_other", "Bearer " + e.key},
+		{"Bearer " + e.key, "Bearer " + e.key}} {
+		for _, path := range []string{"/api/public/flags", "/api/public/rate_limit"} {
+			req, _ := http.NewRequest(http.MethodGet, e.srv.URL+path, nil)
+			req.Header["Authorization"] = pair[:]
+			resp, err := rawTransport.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			e.validate(req, resp, body)
+			var m map[string]any
+			json.Unmarshal(body, &m)
+			if resp.StatusCode != 400 || m["code"] != "invalid_parameter" || m["param"] != "Authorization" {
+				t.Errorf("%s with two keys: %d %s", path, resp.StatusCode, body)
+			}
+			if resp.Header.Get("X-RateLimit-Limit") != "" {
+				t.Errorf("%s: two keys spent a budget", path)
+			}
+		}
+	}
+}
+
+// TestRateLimitRoute: GET /api/public/rate_limit tells the budget, with
+// the usual headers, spends none of it, and answers 200 when it is spent.
+func TestRateLimitRoute(t *testing.T) {
+	e := newEnv(t, "sqlite", fixtureLines())
+	k5, _, err := e.db.CreateKey(context.Background(), "five", "", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.reload()
+	auth := "Authorization: Bearer " + k5
+	t0 := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	e.clock.Set(t0)
+	budget := func(wantUsed int) result {
+		t.Helper()
+		r := e.get("/api/public/rate_limit", auth)
+		mustStatus(t, r, 200, "")
+		want := map[string]any{"limit": 5.0, "remaining": float64(5 - wantUsed), "used": float64(wantUsed), "window": 60.0}
+		for k, v := range want {
+			if r.json[k] != v {
+				t.Errorf("%s %v, want %v (%s)", k, r.json[k], v, r.body)
+			}
+		}
+		if r.header.Get("X-RateLimit-Remaining") != strconv.Itoa(5-wantUsed) || r.header.Get("X-RateLimit-Limit") != "5" {
+			t.Errorf("headers %v", r.header)
+		}
+		if got := r.header.Get("X-RateLimit-Reset"); got != strconv.FormatInt(int64(r.json["reset"].(float64)), 10) {
+			t.Errorf("X-RateLimit-Reset %s, body reset %v", got, r.json["reset"])
+		}
+		return r
+	}
+	for i := 0; i < 5; i++ {
+		budget(0)
+	}
+	for i := 1; i <= 3; i++ {
+		e.clock.Set(t0.Add(time.Duration(i) * time.Second))
+		mustStatus(t, e.get("/api/public/stats", auth), 200, "")
+		budget(i)
+	}
+	mustStatus(t, e.get("/api/public/stats", auth), 200, "")
+	mustStatus(t, e.get("/api/public/stats", auth), 200, "")
+	mustStatus(t, e.get("/api/public/stats", auth), 429, "rate_limited")
+	r := budget(5)
+	if want := t0.Add(time.Second + time.Minute).Unix(); r.json["reset"] != float64(want) {
+		t.Errorf("reset %v, want %d (the first request leaves the window)", r.json["reset"], want)
+	}
+	mustStatus(t, e.get("/api/public/rate_limit"+"", "Authorization: "), 401, "unauthorized")
+	if r := e.do(http.MethodHead, "/api/public/rate_limit", auth); r.status != 200 || len(r.body) != 0 {
+		t.Errorf("HEAD: %d %q", r.status, r.body)
+	}
+}
+
+// TestCORSByPackage: gin-contrib/cors answers preflights and sets the
+// headers on every response, with or without an Origin, errors included.
+func TestCORSByPackage(t *testing.T) {
+	e := newEnv(t, "sqlite", fixtureLines())
+	list := func(v string) string {
+		parts := strings.Split(v, ",")
+		for i := range parts {
+			parts[i] = strings.ToLower(strings.TrimSpace(parts[i]))
+		}
+		return strings.Join(parts, ",")
+	}
+	for _, origin := range []string{"", "https://example.org", e.srv.URL} {
+		h := []string{"Authorization: ", "Origin: " + origin, "Access-Control-Request-Method: GET"}
+		for _, path := range []string{"/api/public/flags", "/api/public/rate_limit", "/healthz", "/api/public/nope"} {
+			e.noSpec = path == "/api/public/nope"
+			r := e.do(http.MethodOptions, path, h...)
+			if r.status != 204 {
+				t.Errorf("preflight %s (origin %q): %d", path, origin, r.status)
+			}
+			want := map[string]string{"Access-Control-Allow-Origin": "*", "Access-Control-Max-Age": "86400",
+				"Access-Control-Allow-Methods": "get,head,options",
+				"Access-Control-Allow-Headers": "authorization,content-type,if-none-match"}
+			for k, v := range want {
+				if got := list(r.header.Get(k)); got != v {
+					t.Errorf("preflight %s (origin %q): %s %q, want %q", path, origin, k, got, v)
+				}
+			}
+			if r.header.Get("Access-Control-Allow-Credentials") != "" || r.header.Get("X-RateLimit-Limit") != "" {
+				t.Errorf("preflight %s: credentials or a spent budget: %v", path, r.header)
+			}
+		}
+		e.noSpec = true
+		for path, status := range map[string]int{"/api/public/flags": 200, "/api/public/flags?sort=bad": 400,
+			"/nope": 404, "/healthz": 200} {
+			r := e.get(path, "Origin: "+origin)
+			if r.status != status {
+				t.Errorf("%s: %d", path, r.status)
+			}
+			if r.header.Get("Access-Control-Allow-Origin") != "*" {
+				t.Errorf("%s (origin %q) without Access-Control-Allow-Origin", path, origin)
+			}
+			want := "etag,x-ratelimit-limit,x-ratelimit-remaining,x-ratelimit-reset,ratelimit,ratelimit-policy,retry-after,x-request-id,www-authenticate"
+			if got := list(r.header.Get("Access-Control-Expose-Headers")); got != want {
+				t.Errorf("%s: Expose-Headers %q, want %q", path, got, want)
+			}
+		}
+		e.noSpec = false
+	}
+}
+
+// TestAnonFloodLogClose: at Close the counts not yet reported are logged.
+func TestAnonFloodLogClose(t *testing.T) {
+	base := newEnv(t, "sqlite", fixtureLines())
+	var buf lockedBuffer
+	e := base.serveWith(httpapi.Options{AnonRateLimit: 1, AccessLog: slog.New(slog.NewJSONHandler(&buf, nil))})
+	c := dialFrom("127.0.0.1")
+	for i := 0; i < 10; i++ {
+		statusOf(t, c, e.srv.URL+"/api/public/flags")
+	}
+	e.api.Close()
+	if want := `"refused":4`; !strings.Contains(buf.String(), want) {
+		t.Errorf("no line with %s after Close:\n%s", want, buf.String())
+	}
+}
