@@ -286,7 +286,7 @@ func TestUIPagesLandmarks(t *testing.T) {
 	docs := string(uiDo(t, e, http.MethodGet, "/api/public/docs").body)
 	for name, c := range map[string]struct {
 		body, skipTo string
-		mains      int
+		mains        int
 	}{"/": {explorer, "#view", 1}, "/api/public/docs": {docs, "#reference", 0}} {
 		if !strings.Contains(c.body, `class="skip-link" href="`+c.skipTo+`"`) {
 			t.Errorf("%s: no skip link to %s", name, c.skipTo)
