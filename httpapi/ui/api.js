@@ -28,7 +28,13 @@ export function setKey(key) {
   } catch { /* storage off: the key lives until the page closes */ }
   budget.value = null;
   budget.noRoute = false;
+  keyChecked = false;
 }
+
+// Until the server has answered a request with this key, nothing comes from
+// the cache: the first request after opening the page or changing the key
+// goes out (with If-None-Match), so a wrong key shows at once.
+let keyChecked = false;
 
 // ApiError.kind: nokey (no key typed or none sent), badkey (401, unknown or
 // revoked), ratelimited (429, retryAfter seconds), unavailable (503,
@@ -159,7 +165,7 @@ export function api(path, params = {}, { signal, maxAge = 30_000 } = {}) {
   if (!key) return Promise.reject(new ApiError('nokey'));
   const url = apiURL(path, params);
   const kept = entries.get(url);
-  if (kept && Date.now() - kept.at <= maxAge) return Promise.resolve(kept.body);
+  if (keyChecked && kept && Date.now() - kept.at <= maxAge) return Promise.resolve(kept.body);
   let p = inflight.get(url);
   if (!p) {
     p = send(url, key, kept).finally(() => inflight.delete(url));
@@ -186,6 +192,7 @@ async function send(url, key, kept) {
     throw new ApiError('network');
   }
   budgetFromHeaders(res, 'headers');
+  if (res.status !== 401 && key === getKey()) keyChecked = true;
   if (res.status === 304 && kept) {
     remember(url, { ...kept, at: Date.now() });
     return kept.body;

@@ -13,7 +13,7 @@ import {
   t, tn, lang, setLang, onLang, LANGS, langName, text, category, context, region,
   num, compact, signed, percent, date, day,
 } from './i18n.js';
-import { h, replace, debounce } from './dom.js';
+import { h, replace } from './dom.js';
 import { drawTrend } from './chart.js';
 
 const SORTS = ['net', 'total', 'controversial', 'newest'];
@@ -23,7 +23,7 @@ const CATEGORY_ENUMS = ['CHARACTER', 'BEHAVIORAL', 'CULTURAL', 'RELATIONSHIP', '
 const LIMITS = [10, 20, 50, 100];
 const DAYS = [7, 30, 90];
 const SEARCH_LIMIT = 50;
-const SEARCH_PAUSE = 400; // ms without typing before a search is sent
+const SEARCH_PAUSE = 400; // ms without typing before a search is sent (at least)
 const SEARCH_MIN = 2; // characters (code points) after trimming, as the API wants
 
 // How long an answer is reused without asking the server again (ms). The
@@ -38,8 +38,13 @@ let mounted = null; // the current view: {name, update(route), relabel(), reload
 let lastListHash = '#/';
 // Flags seen in lists and searches, by slug: a flag page shows them at once.
 const seen = new Map();
-// Whether the filters and the overview are open, for this tab.
-const panels = { filters: sessionGet('flagpole.filters') === 'open', overview: sessionGet('flagpole.overview') === 'open' };
+// Whether the filters and the overview are open, remembered for this tab; on
+// a small screen they start folded, so that the first flag shows at once.
+const wide = window.matchMedia('(min-width: 561px)').matches;
+const panels = {
+  filters: wide && sessionGet('flagpole.filters') === 'open',
+  overview: wide && sessionGet('flagpole.overview') === 'open',
+};
 
 function sessionGet(k) { try { return sessionStorage.getItem(k); } catch { return null; } }
 function sessionSet(k, v) { try { sessionStorage.setItem(k, v); } catch { /* storage off */ } }
@@ -534,7 +539,22 @@ function listView(route) {
     history.replaceState(null, '', listHash(p));
     update({ params: p });
   }
-  const searchLater = debounce(searchNow, SEARCH_PAUSE);
+  // The pause waited for follows the typing: 400 ms, or two and a half
+  // times the usual gap between this person's keys (at most 1.2 s), so a
+  // slow typist is not sent a search at every letter.
+  const gaps = [];
+  let lastKey = 0;
+  let timer = 0;
+  const searchLater = () => {
+    const now = performance.now();
+    if (lastKey && now - lastKey < 3000) gaps.push(now - lastKey);
+    if (gaps.length > 6) gaps.shift();
+    lastKey = now;
+    const typical = gaps.length ? [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)] : 0;
+    clearTimeout(timer);
+    timer = setTimeout(searchNow, Math.min(1200, Math.max(SEARCH_PAUSE, typical * 2.5)));
+  };
+  searchLater.cancel = () => clearTimeout(timer);
   el.q.addEventListener('input', () => {
     clearBtn.hidden = !el.q.value;
     const n = Array.from(query()).length;

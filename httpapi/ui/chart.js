@@ -118,6 +118,16 @@ export function drawTrend(el, trend) {
     axes: [xAxis(t('chart.axisDay')), yAxis(t('chart.net'))],
   }, [xs, snaps.map((s) => s.net)], netEl);
 
+  // The canvases are pictures: name them with their axes, for people who
+  // cannot see them (the legends below them are text).
+  const name = (u, what) => {
+    const c = u.root.querySelector('canvas');
+    c.setAttribute('role', 'img');
+    c.setAttribute('aria-label', what);
+  };
+  name(votes, `${t('chart.axisVotes')}, ${t('chart.red')} / ${t('chart.green')} · ${t('chart.axisDay')}`);
+  name(netChart, `${t('chart.net')} · ${t('chart.axisDay')}`);
+
   return {
     resize(w) {
       const cw = Math.max(280, w);
