@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/flagpole/flagpole/httpapi"
 )
 
 // uiResult is one exchange with a browser page or asset, body as sent.
@@ -139,8 +141,8 @@ func TestUIExplorerAndDocsAssets(t *testing.T) {
 			}
 		}
 	}
-	for _, must := range []string{"/ui/app.js", "/ui/app.css", "/ui/docs.js", "/ui/vendor/uplot/uPlot.iife.min.js",
-		"/ui/vendor/swagger-ui/swagger-ui-bundle.js", "/ui/vendor/swagger-ui/swagger-ui.css"} {
+	for _, must := range []string{"/ui/app.js", "/ui/app.css", "/ui/docs.js", "/ui/docs.css", "/ui/vendor/uplot/uPlot.iife.min.js",
+		"/ui/vendor/scalar/standalone.js"} {
 		found := false
 		for ref := range seen {
 			found = found || strings.HasPrefix(ref, must+"?v=")
@@ -179,7 +181,7 @@ func TestUIExplorerImportMap(t *testing.T) {
 
 func TestUIAssetGzip(t *testing.T) {
 	e := newUIEnv(t)
-	const path = "/ui/vendor/swagger-ui/swagger-ui-bundle.js"
+	const path = "/ui/vendor/scalar/standalone.js"
 	plain := uiDo(t, e, http.MethodGet, path)
 	gz := uiDo(t, e, http.MethodGet, path, "Accept-Encoding: gzip")
 	if gz.header.Get("Content-Encoding") != "gzip" || gz.header.Get("Vary") != "Accept-Encoding" {
@@ -221,8 +223,9 @@ func TestUIDocsLeavesTheAPIKeyed(t *testing.T) {
 
 // Nothing the pages load comes from another host: the HTML as served and
 // the project's own scripts and styles name no http(s) URL (but the SVG
-// namespace), the vendored styles load no remote url(), and Swagger UI's
-// remote validator badge is switched off.
+// namespace), the vendored styles load no remote url(), and what Scalar
+// would fetch or send elsewhere by default (its fonts, telemetry, the agent
+// and MCP features, a request proxy) is switched off.
 func TestUIDocsAndExplorerLoadNothingRemote(t *testing.T) {
 	e := newUIEnv(t)
 	remote := regexp.MustCompile(`(?i)(https?:)?//[a-z0-9.-]+\.[a-z]{2,}`)
@@ -263,7 +266,117 @@ func TestUIDocsAndExplorerLoadNothingRemote(t *testing.T) {
 		}
 	}
 	docs, _ := os.ReadFile("ui/docs.js")
-	if !bytes.Contains(docs, []byte("validatorUrl: null")) {
-		t.Error("docs.js must switch off Swagger UI's remote validator (validatorUrl: null)")
+	for _, must := range []string{"telemetry: false", "withDefaultFonts: false", "agent: { disabled: true }",
+		"mcp: { disabled: true }", "showDeveloperTools: 'never'"} {
+		if !bytes.Contains(docs, []byte(must)) {
+			t.Errorf("docs.js must configure Scalar with %s", must)
+		}
+	}
+	if bytes.Contains(docs, []byte("proxyUrl")) {
+		t.Error("docs.js must not send try-it requests through a proxy")
+	}
+}
+
+// The pages' landmarks as served: one skip link to the content, one main
+// landmark (the reference's is Scalar's own: the page adds none), the
+// navigation between the two pages, and labelled controls in the top bar.
+func TestUIPagesLandmarks(t *testing.T) {
+	e := newUIEnv(t)
+	explorer := string(uiDo(t, e, http.MethodGet, "/").body)
+	docs := string(uiDo(t, e, http.MethodGet, "/api/public/docs").body)
+	for name, c := range map[string]struct {
+		body, skipTo string
+		mains        int
+	}{"/": {explorer, "#view", 1}, "/api/public/docs": {docs, "#reference", 0}} {
+		if !strings.Contains(c.body, `class="skip-link" href="`+c.skipTo+`"`) {
+			t.Errorf("%s: no skip link to %s", name, c.skipTo)
+		}
+		if n := strings.Count(c.body, "<main"); n != c.mains {
+			t.Errorf("%s: %d <main> elements, want %d", name, n, c.mains)
+		}
+		if !strings.Contains(c.body, `href="/"`) && !strings.Contains(c.body, `href="#/"`) ||
+			!strings.Contains(c.body, `href="/api/public/docs"`) {
+			t.Errorf("%s: no navigation between the explorer and the reference", name)
+		}
+		if !strings.Contains(c.body, `aria-label="Pages"`) {
+			t.Errorf("%s: the page navigation has no label", name)
+		}
+	}
+	if !regexp.MustCompile(`(?s)<label class="lang-pick">.*?<span class="sr-only"[^>]*>Language</span>.*?<select id="lang">`).MatchString(explorer) {
+		t.Error("the explorer's language picker is not a labelled select")
+	}
+}
+
+// The reference opens with what a reader needs before the first call; the
+// rest of what the old introduction said lives in sections of its own
+// (tags with descriptions, grouped by x-tagGroups), which the reference's
+// sidebar and search list.
+func TestOpenAPIIntroductionIsShort(t *testing.T) {
+	var doc struct {
+		Info struct{ Description string }
+		Tags []struct {
+			Name, Description string
+		}
+		TagGroups []struct {
+			Name string
+			Tags []string
+		} `json:"x-tagGroups"`
+		Paths map[string]map[string]json.RawMessage
+	}
+	raw, err := httpapi.OpenAPIJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	intro := doc.Info.Description
+	if n := len([]rune(intro)); n > 1500 {
+		t.Errorf("info.description has %d characters; the introduction should say only what a first call needs (<= 1500)", n)
+	}
+	for _, must := range []string{"Authorization: Bearer", "/api/public/flags", "flagpole keys create", "/api/public/rate_limit"} {
+		if !strings.Contains(intro, must) {
+			t.Errorf("the introduction does not name %q", must)
+		}
+	}
+	declared := map[string]string{}
+	for _, tag := range doc.Tags {
+		declared[tag.Name] = tag.Description
+	}
+	for name, must := range map[string]string{
+		"Authentication": "WWW-Authenticate", "Rate limits": "X-RateLimit-Remaining", "Errors": "problem+json",
+		"Conventions": "HEAD", "Sorting and paging": "controversial", "Caching and freshness": "If-None-Match",
+		"CORS": "Access-Control-Allow-Origin", "Versioning": "Sunset",
+	} {
+		if !strings.Contains(declared[name], must) {
+			t.Errorf("section %q is missing or does not explain %s", name, must)
+		}
+	}
+	grouped := map[string]int{}
+	for _, g := range doc.TagGroups {
+		for _, name := range g.Tags {
+			grouped[name]++
+			if _, ok := declared[name]; !ok {
+				t.Errorf("x-tagGroups %q names the undeclared tag %q", g.Name, name)
+			}
+		}
+	}
+	for name := range declared {
+		if grouped[name] != 1 {
+			t.Errorf("tag %q is in %d x-tagGroups, want 1", name, grouped[name])
+		}
+	}
+	for path, item := range doc.Paths {
+		for method, raw := range item {
+			var op struct{ Tags []string }
+			if method == "parameters" || json.Unmarshal(raw, &op) != nil {
+				continue
+			}
+			for _, tag := range op.Tags {
+				if _, ok := declared[tag]; !ok {
+					t.Errorf("%s %s uses the undeclared tag %q", method, path, tag)
+				}
+			}
+		}
 	}
 }

@@ -1,8 +1,21 @@
 // The explorer's only way to the API: GET /api/public/... with the key the
-// person typed, as `Authorization: Bearer`. Errors come back as ApiError
-// with a kind the page turns into a message.
+// person typed, as `Authorization: Bearer`, through a cache that spares the
+// key's budget:
+//
+// - every answer is kept with its ETag (in memory and sessionStorage, so a
+//   reload reuses it too); within its freshness (maxAge) it is reused with no
+//   request at all, after it the request carries If-None-Match and a 304
+//   reuses the kept body;
+// - two calls for the same URL at once share one request;
+// - the budget comes from the free GET /api/public/rate_limit, and between
+//   two reads of it from the X-RateLimit-* headers of every answer (and from
+//   those alone when the server has no rate_limit route).
+//
+// Errors come back as ApiError with a kind the page turns into a message.
 
 const STORE = 'flagpole.key';
+const CACHE = 'flagpole.cache.v1';
+const CACHE_ENTRIES = 40;
 
 export function getKey() {
   try { return localStorage.getItem(STORE) || ''; } catch { return ''; }
@@ -13,7 +26,15 @@ export function setKey(key) {
     if (key) localStorage.setItem(STORE, key);
     else localStorage.removeItem(STORE);
   } catch { /* storage off: the key lives until the page closes */ }
+  budget.value = null;
+  budget.noRoute = false;
+  keyChecked = false;
 }
+
+// Until the server has answered a request with this key, nothing comes from
+// the cache: the first request after opening the page or changing the key
+// goes out (with If-None-Match), so a wrong key shows at once.
+let keyChecked = false;
 
 // ApiError.kind: nokey (no key typed or none sent), badkey (401, unknown or
 // revoked), ratelimited (429, retryAfter seconds), unavailable (503,
@@ -29,34 +50,159 @@ export class ApiError extends Error {
   }
 }
 
-const quotaListeners = [];
-export function onQuota(f) { quotaListeners.push(f); }
+// ---------- the budget ----------
 
-// api fetches /api/public/{path} with params (empty values left out) and
-// returns the decoded JSON body.
-export async function api(path, params = {}, { signal } = {}) {
-  const key = getKey();
-  if (!key) throw new ApiError('nokey');
-  const url = new URL('/api/public/' + path, location.origin);
-  for (const [k, v] of Object.entries(params)) {
-    if (v !== undefined && v !== null && v !== '') url.searchParams.set(k, v);
+// budget.value: {limit, remaining, reset (Unix seconds), at (ms), source}
+const budget = { value: null, noRoute: false, listeners: [], timer: 0, inflight: null };
+
+export function onQuota(f) { budget.listeners.push(f); }
+export function quota() { return budget.value; }
+
+function setBudget(v) {
+  budget.value = { ...v, at: Date.now() };
+  for (const f of budget.listeners) f(budget.value);
+  // When the window frees a request again, read the budget anew (for free).
+  clearTimeout(budget.timer);
+  if (v.remaining < v.limit && v.reset) {
+    const wait = Math.max(1000, v.reset * 1000 - Date.now() + 250);
+    if (wait < 120_000) budget.timer = setTimeout(() => { refreshQuota(); }, wait);
   }
-  let res;
-  try {
-    res = await fetch(url, {
-      headers: { Authorization: 'Bearer ' + key, Accept: 'application/json' },
-      signal,
-    });
-  } catch (err) {
-    if (err.name === 'AbortError') throw err;
-    throw new ApiError('network');
-  }
+}
+
+function budgetFromHeaders(res, source) {
   const limit = parseInt(res.headers.get('X-RateLimit-Limit'), 10);
   const remaining = parseInt(res.headers.get('X-RateLimit-Remaining'), 10);
+  const reset = parseInt(res.headers.get('X-RateLimit-Reset'), 10);
   if (Number.isFinite(limit) && Number.isFinite(remaining)) {
-    for (const f of quotaListeners) f({ limit, remaining });
+    setBudget({ limit, remaining, reset: Number.isFinite(reset) ? reset : 0, source });
   }
-  if (res.ok) return res.json();
+}
+
+// refreshQuota reads GET /api/public/rate_limit, which spends nothing. On a
+// server without that route (404) it gives up for this key and the budget
+// is told by the headers of the last answer only.
+export function refreshQuota() {
+  const key = getKey();
+  if (!key || budget.noRoute || document.hidden) return Promise.resolve(budget.value);
+  if (budget.inflight) return budget.inflight;
+  budget.inflight = (async () => {
+    try {
+      const res = await fetch('/api/public/rate_limit', {
+        headers: { Authorization: 'Bearer ' + key, Accept: 'application/json' }, cache: 'no-store',
+      });
+      if (res.status === 404) { budget.noRoute = true; return budget.value; }
+      if (!res.ok) return budget.value;
+      const b = await res.json();
+      if (Number.isFinite(b.limit) && Number.isFinite(b.remaining)) {
+        setBudget({ limit: b.limit, remaining: b.remaining, reset: b.reset || 0, source: 'rate_limit' });
+      } else {
+        budgetFromHeaders(res, 'rate_limit');
+      }
+    } catch { /* offline: the next answer tells */ } finally {
+      budget.inflight = null;
+    }
+    return budget.value;
+  })();
+  return budget.inflight;
+}
+
+document.addEventListener('visibilitychange', () => { if (!document.hidden && budget.value) refreshQuota(); });
+
+// ---------- the cache ----------
+
+// entries: url -> {etag, body, at (ms when last confirmed)}
+const entries = new Map();
+(function restore() {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(CACHE) || '[]');
+    for (const [url, e] of saved) entries.set(url, e);
+  } catch { /* none or unreadable: start empty */ }
+}());
+
+let saveTimer = 0;
+function persist() {
+  clearTimeout(saveTimer);
+  saveTimer = setTimeout(() => {
+    const keep = [...entries].slice(-CACHE_ENTRIES);
+    for (let n = keep.length; n > 0; n = Math.floor(n / 2)) {
+      try { sessionStorage.setItem(CACHE, JSON.stringify(keep.slice(-n))); return; } catch { /* too big: keep fewer */ }
+    }
+    try { sessionStorage.removeItem(CACHE); } catch { /* storage off */ }
+  }, 50);
+}
+
+function remember(url, e) {
+  entries.delete(url); // re-insert: the Map keeps the most recent last
+  entries.set(url, e);
+  while (entries.size > CACHE_ENTRIES * 2) entries.delete(entries.keys().next().value);
+  persist();
+}
+
+// cached answers the kept body for path and params when it is younger than
+// maxAge (ms), without a request; undefined otherwise.
+export function cached(path, params = {}, maxAge = Infinity) {
+  const e = entries.get(apiURL(path, params));
+  return e && Date.now() - e.at <= maxAge ? e.body : undefined;
+}
+
+function apiURL(path, params) {
+  const url = new URL('/api/public/' + path, location.origin);
+  const keys = Object.keys(params).sort();
+  for (const k of keys) {
+    const v = params[k];
+    if (v !== undefined && v !== null && v !== '') url.searchParams.set(k, v);
+  }
+  return url.pathname + url.search;
+}
+
+const inflight = new Map();
+
+// api answers /api/public/{path} with params (empty values left out) as
+// decoded JSON: from the cache while it is younger than maxAge (ms; 0 asks
+// the server, with If-None-Match when there is a kept copy).
+export function api(path, params = {}, { signal, maxAge = 30_000 } = {}) {
+  const key = getKey();
+  if (!key) return Promise.reject(new ApiError('nokey'));
+  const url = apiURL(path, params);
+  const kept = entries.get(url);
+  if (keyChecked && kept && Date.now() - kept.at <= maxAge) return Promise.resolve(kept.body);
+  let p = inflight.get(url);
+  if (!p) {
+    p = send(url, key, kept).finally(() => inflight.delete(url));
+    inflight.set(url, p);
+  }
+  if (!signal) return p;
+  // A caller that gives up does not cancel the request for the others.
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(new DOMException('aborted', 'AbortError'));
+    if (signal.aborted) { abort(); return; }
+    signal.addEventListener('abort', abort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}
+
+async function send(url, key, kept) {
+  const headers = { Authorization: 'Bearer ' + key, Accept: 'application/json' };
+  if (kept && kept.etag) headers['If-None-Match'] = kept.etag;
+  let res;
+  try {
+    // no-store: this cache, not the browser's, decides what is sent.
+    res = await fetch(url, { headers, cache: 'no-store' });
+  } catch {
+    throw new ApiError('network');
+  }
+  budgetFromHeaders(res, 'headers');
+  if (res.status !== 401 && key === getKey()) keyChecked = true;
+  if (res.status === 304 && kept) {
+    remember(url, { ...kept, at: Date.now() });
+    return kept.body;
+  }
+  if (res.ok) {
+    const body = await res.json();
+    const etag = res.headers.get('ETag');
+    remember(url, { etag, body, at: Date.now() });
+    return body;
+  }
 
   let problem = {};
   try { problem = await res.json(); } catch { /* not JSON */ }
@@ -69,8 +215,11 @@ export async function api(path, params = {}, { signal } = {}) {
     }
     case 404:
       throw new ApiError('notfound', { status: 404, detail });
-    case 429:
-      throw new ApiError('ratelimited', { status: 429, detail, retryAfter, limit: Number.isFinite(limit) ? limit : 0 });
+    case 429: {
+      const limit = budget.value ? budget.value.limit : 0;
+      if (budget.value) setBudget({ ...budget.value, remaining: 0, reset: Math.floor(Date.now() / 1000) + retryAfter });
+      throw new ApiError('ratelimited', { status: 429, detail, retryAfter, limit });
+    }
     case 503:
       throw new ApiError('unavailable', { status: 503, detail, retryAfter });
     default:

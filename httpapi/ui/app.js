@@ -1,26 +1,53 @@
 // The flagpole explorer: a single page over the public API. Routes live in
 // the URL hash (#/?sort=total&region=TR, #/flag/SLUG?days=30) so the back
 // button, reloads and shared links work. No build step: plain modules.
-import { api, ApiError, getKey, setKey, onQuota } from './api.js';
+//
+// It spares the key: a view costs at most one request where the API allows
+// it (the list: /flags or /search; a flag: /flag and its trend, which no
+// single call gives), what is loaded is reused (api.js keeps every answer
+// with its ETag), the categories and regions load only when the filters or
+// the overview are opened, a search waits for a pause in the typing, and the
+// budget is read from the free /api/public/rate_limit.
+import { api, cached, ApiError, getKey, setKey, onQuota, refreshQuota } from './api.js';
 import {
   t, tn, lang, setLang, onLang, LANGS, langName, text, category, context, region,
-  num, compact, signed, percent, date,
+  num, compact, signed, percent, date, day,
 } from './i18n.js';
-import { h, replace, debounce } from './dom.js';
+import { h, replace } from './dom.js';
 import { drawTrend } from './chart.js';
 
 const SORTS = ['net', 'total', 'controversial', 'newest'];
 const DEFAULT_ORDER = { net: 'asc', total: 'desc', controversial: 'desc', newest: 'desc' };
 const DOMINANTS = ['', 'red', 'green', 'yellow'];
+const CATEGORY_ENUMS = ['CHARACTER', 'BEHAVIORAL', 'CULTURAL', 'RELATIONSHIP', 'COMMUNICATION', 'LIFESTYLE', 'FINANCIAL', 'SOCIAL'];
 const LIMITS = [10, 20, 50, 100];
 const DAYS = [7, 30, 90];
 const SEARCH_LIMIT = 50;
+const SEARCH_PAUSE = 400; // ms without typing before a search is sent (at least)
+const SEARCH_MIN = 2; // characters (code points) after trimming, as the API wants
+
+// How long an answer is reused without asking the server again (ms). The
+// server's snapshot moves every few seconds; the lists of categories and
+// regions hardly ever.
+const FRESH = { list: 30_000, flag: 30_000, trend: 120_000, stats: 60_000, lists: 10 * 60_000 };
 
 const $ = (id) => document.getElementById(id);
 const viewEl = $('view');
 
 let mounted = null; // the current view: {name, update(route), relabel(), reload(), destroy()}
 let lastListHash = '#/';
+// Flags seen in lists and searches, by slug: a flag page shows them at once.
+const seen = new Map();
+// Whether the filters and the overview are open, remembered for this tab; on
+// a small screen they start folded, so that the first flag shows at once.
+const wide = window.matchMedia('(min-width: 561px)').matches;
+const panels = {
+  filters: wide && sessionGet('flagpole.filters') === 'open',
+  overview: wide && sessionGet('flagpole.overview') === 'open',
+};
+
+function sessionGet(k) { try { return sessionStorage.getItem(k); } catch { return null; } }
+function sessionSet(k, v) { try { sessionStorage.setItem(k, v); } catch { /* storage off */ } }
 
 // ---------- routing ----------
 
@@ -34,6 +61,8 @@ function parseRoute() {
   return { name: 'list', params };
 }
 
+let quotaRead = false;
+
 function render() {
   const route = parseRoute();
   if (!getKey()) {
@@ -42,6 +71,7 @@ function render() {
   }
   if (notice.kind === 'nokey') clearNotice();
   drawKeyArea();
+  if (!quotaRead) { quotaRead = true; refreshQuota(); }
   if (mounted && mounted.name === route.name) {
     mounted.update(route);
     return;
@@ -142,7 +172,7 @@ function failed(err, retry) {
       openKeyForm();
       break;
     case 'badkey':
-      $('key-chip').classList.add('bad');
+      $('key-change').classList.add('bad');
       showNotice('badkey', () => t('notice.badkey'));
       openKeyForm();
       break;
@@ -163,15 +193,14 @@ function failed(err, retry) {
   }
 }
 
-// ---------- the key ----------
+// ---------- the key and the budget ----------
 
 function maskKey(k) {
-  return k.length > 12 ? k.slice(0, 8) + '…' + k.slice(-4) : k;
+  return k.length > 12 ? '…' + k.slice(-4) : k;
 }
 
 function drawKeyArea() {
   const key = getKey();
-  $('key-chip').hidden = !key;
   $('key-change').hidden = !key;
   $('key-masked').textContent = key ? maskKey(key) : '';
   if (!key) $('quota').hidden = true;
@@ -181,6 +210,7 @@ function openKeyForm() {
   const form = $('key-form');
   if (getKey()) $('key-drawer').append(form);
   $('key-drawer').hidden = !getKey();
+  $('key-change').setAttribute('aria-expanded', String(!$('key-drawer').hidden));
   form.hidden = false;
   $('key-forget').hidden = !getKey();
   $('key-cancel').hidden = !getKey();
@@ -192,6 +222,7 @@ function openKeyForm() {
 
 function closeKeyForm() {
   $('key-drawer').hidden = true;
+  $('key-change').setAttribute('aria-expanded', 'false');
 }
 
 function useKey(key) {
@@ -199,13 +230,26 @@ function useKey(key) {
   const q = $('quota');
   q.hidden = true;
   delete q.dataset.limit;
-  $('key-chip').classList.remove('bad');
-  meta = null;
+  $('key-change').classList.remove('bad');
   clearNotice();
   closeKeyForm();
   drawKeyArea();
   unmount();
+  quotaRead = false;
   render();
+}
+
+function drawQuota(b) {
+  const q = $('quota');
+  if (!b) return;
+  q.hidden = false;
+  q.textContent = t('quota', { r: num(b.remaining), l: num(b.limit) });
+  const resetAt = b.reset ? new Intl.DateTimeFormat(lang(), { timeStyle: 'medium' }).format(b.reset * 1000) : '';
+  q.title = t('quota.title') + (b.remaining < b.limit && resetAt ? ' · ' + t('quota.reset', { time: resetAt }) : '');
+  q.classList.toggle('low', b.remaining < Math.max(3, b.limit / 6));
+  q.dataset.remaining = String(b.remaining);
+  q.dataset.limit = String(b.limit);
+  q.dataset.source = b.source;
 }
 
 function wireKeyForm() {
@@ -233,14 +277,9 @@ function wireKeyForm() {
     input.type = input.type === 'password' ? 'text' : 'password';
     $('key-reveal').setAttribute('aria-pressed', String(input.type === 'text'));
   });
-  onQuota(({ limit, remaining }) => {
-    const q = $('quota');
-    $('key-chip').classList.remove('bad');
-    q.hidden = false;
-    q.textContent = t('quota', { r: num(remaining), l: num(limit) });
-    q.classList.toggle('low', remaining < Math.max(5, limit / 6));
-    q.dataset.remaining = String(remaining);
-    q.dataset.limit = String(limit);
+  onQuota((b) => {
+    $('key-change').classList.remove('bad');
+    drawQuota(b);
   });
 }
 
@@ -285,7 +324,7 @@ function fill(sentence, nodes) {
 // ---------- shared pieces ----------
 
 function badge(dominant) {
-  return h('span', { class: 'badge ' + dominant, title: t('list.dominant') }, t('dom.' + dominant));
+  return h('span', { class: 'badge ' + dominant }, t('dom.' + dominant));
 }
 
 function voteBar(votes, big) {
@@ -304,13 +343,51 @@ function regionChip(code) {
   return h('span', { class: 'chip region' }, code ? [h('b', { class: 'code' }, code), ' '] : null, region(code));
 }
 
+// marked shows s with the code-point ranges of spans in <mark>.
+function marked(s, spans) {
+  const cps = Array.from(s);
+  const out = [];
+  let at = 0;
+  for (const m of [...spans].sort((a, b) => a.start - b.start)) {
+    const start = Math.max(at, Math.min(cps.length, m.start | 0));
+    const end = Math.max(start, Math.min(cps.length, m.end | 0));
+    if (start > at) out.push(cps.slice(at, start).join(''));
+    if (end > start) out.push(h('mark', { class: 'hit ' + (m.kind || '') }, cps.slice(start, end).join('')));
+    at = end;
+  }
+  if (at < cps.length) out.push(cps.slice(at).join(''));
+  return out;
+}
+
+// hitText is a search hit's text with its matched words marked: in the page's
+// language when the words matched there, else in the language they matched
+// in, named.
+function hitText(f) {
+  const m = f.matches && typeof f.matches === 'object' ? f.matches : null;
+  const here = lang();
+  if (!m) return h('span', { class: 'flag-text' }, text(f.text));
+  if (Array.isArray(m[here]) && m[here].length && f.text[here]) {
+    return h('span', { class: 'flag-text' }, marked(f.text[here], m[here]));
+  }
+  const other = LANGS.find((l) => Array.isArray(m[l]) && m[l].length && f.text[l]);
+  if (!other) return h('span', { class: 'flag-text' }, text(f.text));
+  return [
+    h('span', { class: 'flag-text' }, text(f.text)),
+    h('span', { class: 'flag-match', lang: other },
+      h('span', { class: 'lang-code', title: t('search.matchedIn', { lang: langName(other) }) }, other.toUpperCase()), ' ',
+      marked(f.text[other], m[other]),
+      h('span', { class: 'sr-only' }, ' (' + t('search.matchedIn', { lang: langName(other) }) + ')')),
+  ];
+}
+
 function flagItem(f) {
   const v = f.votes;
+  seen.set(f.slug, f);
   return h('li', { class: 'flag', dataset: { slug: f.slug, dominant: f.dominant } },
     h('a', { class: 'flag-link', href: '#/flag/' + encodeURIComponent(f.slug) },
       badge(f.dominant),
       h('span', { class: 'flag-main' },
-        h('span', { class: 'flag-text' }, text(f.text)),
+        hitText(f),
         h('span', { class: 'flag-meta' },
           h('span', { class: 'chip' }, category(f.category)),
           regionChip(f.region),
@@ -318,36 +395,32 @@ function flagItem(f) {
       h('span', { class: 'flag-votes' },
         voteBar(v),
         h('span', { class: 'vote-nums' },
-          h('span', { class: 'r', title: num(v.red) + ' ' + t('flag.red') }, compact(v.red)),
-          h('span', { class: 'g', title: num(v.green) + ' ' + t('flag.green') }, compact(v.green)),
-          h('span', { class: 'n', title: t('flag.net') }, signed(v.net))))));
+          h('span', { class: 'r' }, h('span', { class: 'sr-only' }, t('flag.red') + ' '), compact(v.red)),
+          h('span', { class: 'g' }, h('span', { class: 'sr-only' }, t('flag.green') + ' '), compact(v.green)),
+          h('span', { class: 'n' }, h('span', { class: 'sr-only' }, t('flag.net') + ' '), signed(v.net))))));
 }
 
 function select(id, label, options, value, onchange) {
-  return h('label', { class: 'field' },
+  return h('label', { class: 'field', for: id },
     h('span', { class: 'field-label' }, label),
     h('select', { id, onchange: (ev) => onchange(ev.target.value) },
       options.map(([v, l]) => h('option', { value: v, selected: v === value }, l))));
 }
 
-// ---------- the glance: stats, categories, regions ----------
+// ---------- categories, regions and stats: on demand, cached ----------
 
-let meta = null; // {promise, data}
+// loadLists answers {categories, regions}, from the cache for ten minutes
+// (then revalidated with If-None-Match): two requests at most per session.
+function loadLists(force) {
+  const o = { maxAge: force ? 0 : FRESH.lists };
+  return Promise.all([api('categories', {}, o), api('regions', {}, o)])
+    .then(([c, r]) => ({ categories: c.data, regions: r.data }));
+}
 
-function loadMeta(force) {
-  if (meta && !force) return meta.promise;
-  const m = { data: null };
-  m.promise = Promise.all([api('stats'), api('categories'), api('regions')]).then(
-    ([stats, categories, regions]) => {
-      m.data = { stats, categories: categories.data, regions: regions.data };
-      return m.data;
-    },
-    (err) => {
-      if (meta === m) meta = null;
-      throw err;
-    });
-  meta = m;
-  return m.promise;
+function cachedLists() {
+  const c = cached('categories', {}, Infinity);
+  const r = cached('regions', {}, Infinity);
+  return { categories: c ? c.data : null, regions: r ? r.data : null };
 }
 
 function glanceCards(stats) {
@@ -407,34 +480,31 @@ function listView(route) {
   let data = null; // {mode: 'list'|'search'|'short', body}
   let ctrl = null;
   let scrollUp = false; // after paging, show the top of the new page
+  let lists = cachedLists();
+  let stats = cached('stats', {}, Infinity) || null;
   const el = {
-    stats: h('section', { class: 'glance', id: 'glance', 'aria-label': t('glance.title') }),
-    cats: h('ul', { class: 'counts', id: 'categories' }),
-    regions: h('ul', { class: 'counts', id: 'regions' }),
+    title: h('h1', { class: 'page-title', id: 'page-title' }),
     q: h('input', {
       id: 'q', type: 'search', autocomplete: 'off', spellcheck: 'false', enterkeyhint: 'search',
       value: params.get('q') || '',
     }),
+    toolbar: h('div', { class: 'toolbar', id: 'toolbar' }),
     filters: h('div', { class: 'filters', id: 'filters' }),
+    overview: h('section', { class: 'overview', id: 'overview', 'aria-labelledby': 'overview-title' }),
     summary: h('div', { class: 'summary', id: 'summary', 'aria-live': 'polite' }),
     list: h('ol', { class: 'flags', id: 'flags' }),
     pager: h('nav', { class: 'pager', id: 'pager' }),
-    catsTitle: h('h2', {}),
-    regionsTitle: h('h2', {}),
-    refresh: h('button', { type: 'button', class: 'btn ghost small', onclick: () => drawMeta(true) }),
   };
-  const clearBtn = h('button', { type: 'button', class: 'search-clear', onclick: () => { el.q.value = ''; onSearch(); el.q.focus(); } }, '×');
-  el.searchBox = h('div', { class: 'search' }, searchIcon(), el.q, clearBtn);
+  const clearBtn = h('button', {
+    type: 'button', class: 'search-clear',
+    onclick: () => { el.q.value = ''; searchNow(); el.q.focus(); },
+  }, '×');
+  el.searchBox = h('div', { class: 'search', role: 'search' }, searchIcon(), el.q, clearBtn);
   replace(viewEl,
-    el.stats,
-    h('div', { class: 'layout' },
-      h('aside', { class: 'side' },
-        h('section', { class: 'card panel' }, el.catsTitle, el.cats),
-        h('section', { class: 'card panel' }, el.regionsTitle, el.regions),
-        el.refresh),
-      h('section', { class: 'main' },
-        el.searchBox, el.filters,
-        el.results = h('div', { class: 'card results' }, el.summary, el.list, el.pager))));
+    h('div', { class: 'list-head' }, el.title, el.searchBox, el.toolbar),
+    el.filters,
+    el.overview,
+    el.results = h('div', { class: 'card results' }, el.summary, el.list, el.pager));
 
   const get = (k, d = '') => params.get(k) || d;
   const sort = () => (SORTS.includes(get('sort')) ? get('sort') : 'net');
@@ -456,69 +526,162 @@ function listView(route) {
     location.hash = listHash(p);
   }
 
-  const onSearch = debounce(() => {
+  // The search waits for a pause in the typing and for two characters; a
+  // shorter query shows the list (already loaded: no request).
+  const query = () => el.q.value.trim();
+  function searchNow() {
+    searchLater.cancel();
     const p = new URLSearchParams(params);
     const q = el.q.value;
     if (q.trim()) p.set('q', q); else p.delete('q');
     p.delete('offset');
+    if (p.toString() === params.toString()) return;
     history.replaceState(null, '', listHash(p));
     update({ params: p });
-  }, 250);
-  el.q.addEventListener('input', onSearch);
-  el.q.addEventListener('keydown', (ev) => { if (ev.key === 'Escape') { el.q.value = ''; onSearch(); } });
+  }
+  // The pause waited for follows the typing: 400 ms, or two and a half
+  // times the usual gap between this person's keys (at most 1.2 s), so a
+  // slow typist is not sent a search at every letter.
+  const gaps = [];
+  let lastKey = 0;
+  let timer = 0;
+  const searchLater = () => {
+    const now = performance.now();
+    if (lastKey && now - lastKey < 3000) gaps.push(now - lastKey);
+    if (gaps.length > 6) gaps.shift();
+    lastKey = now;
+    const typical = gaps.length ? [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)] : 0;
+    clearTimeout(timer);
+    timer = setTimeout(searchNow, Math.min(1200, Math.max(SEARCH_PAUSE, typical * 2.5)));
+  };
+  searchLater.cancel = () => clearTimeout(timer);
+  el.q.addEventListener('input', () => {
+    clearBtn.hidden = !el.q.value;
+    const n = Array.from(query()).length;
+    if (n === 0 || n >= SEARCH_MIN) searchLater();
+    else searchLater.cancel();
+  });
+  el.q.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Escape') { el.q.value = ''; searchNow(); }
+    if (ev.key === 'Enter') { ev.preventDefault(); searchNow(); }
+  });
+
+  const activeFilters = () => ['category', 'region', 'dominant'].filter((k) => get(k)).length + (get('limit') ? 1 : 0);
+
+  function togglePanel(name) {
+    panels[name] = !panels[name];
+    sessionSet('flagpole.' + name, panels[name] ? 'open' : 'closed');
+    drawToolbar();
+    drawFilters();
+    drawOverview();
+    if (panels[name]) ensurePanels();
+  }
+
+  // ensurePanels loads what an open panel shows: the lists for the filters
+  // (cached ten minutes) and, for the overview, the stats too.
+  function ensurePanels(force) {
+    const wantLists = panels.filters || panels.overview;
+    const jobs = [];
+    if (wantLists && (force || !lists.categories || !lists.regions || !cached('regions', {}, FRESH.lists))) {
+      jobs.push(loadLists(force).then((l) => { lists = l; }));
+    }
+    if (panels.overview && (force || !cached('stats', {}, FRESH.stats))) {
+      jobs.push(api('stats', {}, { maxAge: force ? 0 : FRESH.stats }).then((s) => { stats = s; }));
+    }
+    if (!jobs.length) return;
+    Promise.all(jobs).then(() => { drawFilters(); drawOverview(); }, (err) => failed(err, () => ensurePanels(force)));
+  }
+
+  function filterChip(k, name) {
+    return h('button', {
+      type: 'button', class: 'filter-chip', 'aria-label': t('list.removeFilter', { name }),
+      onclick: () => go({ [k]: '' }),
+    }, name, h('span', { 'aria-hidden': 'true' }, ' ×'));
+  }
+
+  function drawToolbar() {
+    const n = activeFilters();
+    const searching = data && data.mode === 'search';
+    const regionLabel = (v) => (v.toLowerCase() === 'world' ? region(null) : region(v.toUpperCase()));
+    replace(el.toolbar,
+      h('div', { class: 'toolbar-row' },
+        select('sort', t('list.sort'), SORTS.map((s) => [s, t('sort.' + s)]), sort(), (v) => go({ sort: v, order: '' })),
+        h('label', { class: 'field', for: 'order' },
+          h('span', { class: 'field-label' }, t('list.order')),
+          h('select', { id: 'order', onchange: (ev) => go({ order: ev.target.value }) },
+            ['asc', 'desc'].map((o) => h('option', { value: o, selected: o === order() }, t(`hint.${sort()}.${o}`))))),
+        h('div', { class: 'toolbar-buttons' },
+          h('button', {
+            type: 'button', class: 'btn toggle', id: 'filters-toggle', 'aria-expanded': String(panels.filters),
+            'aria-controls': 'filters', onclick: () => togglePanel('filters'),
+          }, n ? t('list.filtersActive', { n }) : t('list.filters')),
+          h('button', {
+            type: 'button', class: 'btn toggle', id: 'overview-toggle', 'aria-expanded': String(panels.overview),
+            'aria-controls': 'overview', onclick: () => togglePanel('overview'),
+          }, t('list.overview')))),
+      n && !panels.filters ? h('div', { class: 'chips' },
+        get('category') && filterChip('category', category(get('category').toUpperCase())),
+        get('region') && filterChip('region', regionLabel(get('region'))),
+        get('dominant') && filterChip('dominant', t('dom.' + get('dominant'))),
+        get('limit') && filterChip('limit', t('list.perPage') + ': ' + get('limit'))) : null);
+    el.toolbar.classList.toggle('off', !!searching);
+  }
 
   function drawFilters() {
+    el.filters.hidden = !panels.filters;
+    if (!panels.filters) { el.filters.replaceChildren(); return; }
     const searching = data && data.mode === 'search';
-    const cats = meta && meta.data ? meta.data.categories : [];
-    const regs = meta && meta.data ? meta.data.regions : [];
-    const seg = h('div', { class: 'seg', role: 'group', id: 'dominant' },
+    const counts = new Map((lists.categories || []).map((c) => [c.enum, c.count]));
+    const regs = lists.regions || [];
+    const cur = get('region');
+    const regOptions = regs.map((r) => [r.code ? r.code.toLowerCase() : 'world', `${region(r.code)} (${num(r.count)})`]);
+    if (cur && !regOptions.some(([v]) => v === cur.toLowerCase())) regOptions.unshift([cur.toLowerCase(), region(cur.toLowerCase() === 'world' ? null : cur.toUpperCase())]);
+    const seg = h('div', { class: 'seg', role: 'group', id: 'dominant', 'aria-labelledby': 'dominant-label' },
       DOMINANTS.map((d) => h('button', {
         type: 'button', class: 'seg-btn ' + (d || 'all'), 'aria-pressed': String(get('dominant') === d), dataset: { value: d },
         onclick: () => go({ dominant: d }),
-      }, d ? h('span', { class: 'dot ' + d[0] }) : null, t('dom.' + (d || 'all')))));
+      }, d ? h('span', { class: 'dot ' + d[0], 'aria-hidden': 'true' }) : null, t('dom.' + (d || 'all')))));
     replace(el.filters,
-      select('sort', t('list.sort'), SORTS.map((s) => [s, t('sort.' + s)]), sort(), (v) => go({ sort: v, order: '' })),
-      h('label', { class: 'field' },
-        h('span', { class: 'field-label' }, t('list.order')),
-        h('select', { id: 'order', onchange: (ev) => go({ order: ev.target.value }) },
-          ['asc', 'desc'].map((o) => h('option', { value: o, selected: o === order() },
-            t('order.' + o) + ' · ' + t(`hint.${sort()}.${o}`))))),
       select('category', t('list.category'),
-        [['', t('list.allCategories')], ...cats.map((c) => [c.slug, `${category(c.enum)} (${num(c.count)})`])],
-        get('category'), (v) => go({ category: v })),
-      select('region', t('list.region'),
-        [['', t('list.allRegions')], ...regs.map((r) => [r.code ? r.code.toLowerCase() : 'world', `${region(r.code)} (${num(r.count)})`])],
-        get('region'), (v) => go({ region: v })),
-      h('div', { class: 'field' }, h('span', { class: 'field-label' }, t('list.dominant')), seg),
+        [['', t('list.allCategories')], ...CATEGORY_ENUMS.map((c) => [c.toLowerCase(),
+          counts.has(c) ? `${category(c)} (${num(counts.get(c))})` : category(c)])],
+        get('category').toLowerCase(), (v) => go({ category: v })),
+      select('region', t('list.region'), [['', t('list.allRegions')], ...regOptions], cur.toLowerCase(), (v) => go({ region: v })),
+      h('div', { class: 'field' }, h('span', { class: 'field-label', id: 'dominant-label' }, t('list.dominant')), seg),
       select('limit', t('list.perPage'), LIMITS.map((n) => [String(n), String(n)]), String(limit()), (v) => go({ limit: v })),
+      !lists.regions ? h('p', { class: 'muted small lists-note' }, t('list.loadingLists')) : null,
     );
-    el.filters.classList.toggle('off', searching);
-    el.filters.inert = searching;
+    el.filters.classList.toggle('off', !!searching);
+    el.filters.inert = !!searching;
   }
 
-  function drawSide() {
-    el.catsTitle.textContent = t('glance.categories');
-    el.regionsTitle.textContent = t('glance.regions');
-    el.refresh.textContent = '↻ ' + t('glance.refresh');
-    if (!meta || !meta.data) return;
-    const m = meta.data;
-    replace(el.stats, glanceCards(m.stats));
-    replace(el.cats, countList(m.categories, (c) => category(c.enum), (c) => c.slug, get('category'), (v) => go({ category: v })));
-    replace(el.regions, countList(m.regions, (r) => h('span', {}, h('b', { class: 'code' }, r.code || ''), ' ', region(r.code)),
-      (r) => (r.code ? r.code.toLowerCase() : 'world'), get('region'), (v) => go({ region: v })));
-  }
-
-  function drawMeta(force) {
-    if (force) el.refresh.disabled = true;
-    loadMeta(force).then(() => { drawSide(); drawFilters(); }, (err) => failed(err, () => drawMeta(true)))
-      .finally(() => { el.refresh.disabled = false; });
+  function drawOverview() {
+    el.overview.hidden = !panels.overview;
+    if (!panels.overview) { el.overview.replaceChildren(); return; }
+    const m = lists;
+    replace(el.overview,
+      h('div', { class: 'overview-head' },
+        h('h2', { id: 'overview-title' }, t('glance.title')),
+        h('button', { type: 'button', class: 'btn ghost small', onclick: () => ensurePanels(true) }, '↻ ', t('glance.refresh'))),
+      stats ? h('div', { class: 'glance', id: 'glance' }, glanceCards(stats)) : h('p', { class: 'muted' }, t('list.loading')),
+      h('div', { class: 'overview-lists' },
+        h('section', { class: 'card panel' }, h('h3', {}, t('glance.categories')),
+          h('ul', { class: 'counts', id: 'categories' }, m.categories
+            ? countList(m.categories, (c) => category(c.enum), (c) => c.slug, get('category').toLowerCase(), (v) => go({ category: v })) : null)),
+        h('section', { class: 'card panel' }, h('h3', {}, t('glance.regions')),
+          h('ul', { class: 'counts', id: 'regions' }, m.regions
+            ? countList(m.regions, (r) => h('span', {}, h('b', { class: 'code' }, r.code || ''), ' ', region(r.code)),
+              (r) => (r.code ? r.code.toLowerCase() : 'world'), get('region').toLowerCase(), (v) => go({ region: v })) : null))));
   }
 
   function drawResults() {
+    el.title.textContent = t('list.title');
     el.q.placeholder = t('list.search');
     el.q.setAttribute('aria-label', t('list.searchLabel'));
     clearBtn.title = t('search.clear');
+    clearBtn.setAttribute('aria-label', t('search.clear'));
     clearBtn.hidden = !el.q.value;
+    drawToolbar();
     drawFilters();
     if (!data) return;
     const { mode, body } = data;
@@ -557,21 +720,22 @@ function listView(route) {
     }
   }
 
-  async function load() {
+  async function load(force) {
     if (ctrl) ctrl.abort();
     ctrl = new AbortController();
     const signal = ctrl.signal;
     const q = (params.get('q') || '').trim();
+    const maxAge = force ? 0 : FRESH.list;
     el.list.classList.add('loading');
     try {
       let next;
-      if (q.length >= 2) {
-        next = { mode: 'search', body: await api('search', { q, limit: SEARCH_LIMIT }, { signal }) };
+      if (Array.from(q).length >= SEARCH_MIN) {
+        next = { mode: 'search', body: await api('search', { q, limit: SEARCH_LIMIT }, { signal, maxAge }) };
       } else {
         const body = await api('flags', {
           sort: sort(), order: get('order'), category: get('category'), region: get('region'),
           dominant: get('dominant'), limit: limit(), offset: offset() || '',
-        }, { signal });
+        }, { signal, maxAge });
         next = { mode: q ? 'short' : 'list', body };
       }
       if (signal.aborted) return;
@@ -596,22 +760,22 @@ function listView(route) {
     lastListHash = listHash(params);
     if (document.activeElement !== el.q && el.q.value !== (params.get('q') || '')) el.q.value = params.get('q') || '';
     clearBtn.hidden = !el.q.value;
+    drawToolbar();
     drawFilters();
-    drawSide();
+    drawOverview();
     load();
   }
 
   lastListHash = listHash(params);
   replace(el.summary, t('list.loading'));
-  drawSide();
-  drawMeta(false);
   update(route);
+  ensurePanels();
   return {
     name: 'list',
     update,
-    relabel() { drawSide(); drawResults(); },
-    reload() { drawMeta(true); load(); },
-    destroy() { if (ctrl) ctrl.abort(); },
+    relabel() { drawResults(); drawOverview(); },
+    reload() { ensurePanels(true); load(true); },
+    destroy() { if (ctrl) ctrl.abort(); searchLater.cancel(); },
   };
 }
 
@@ -631,19 +795,28 @@ function searchIcon() {
 
 // ---------- one flag ----------
 
+// lastDays keeps the snapshots of the last d UTC days (today included), as
+// the API's days parameter would: the page asks for 90 days once and shows 7,
+// 30 or 90 from that answer.
+function lastDays(trend, d) {
+  const now = new Date();
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const from = today - (d - 1) * 86400_000;
+  const snapshots = (trend.snapshots || []).filter((s) => Date.parse(s.at) >= from);
+  return { ...trend, days: d, count: snapshots.length, snapshots };
+}
+
 function flagView(route) {
   let slug = route.slug;
   let days = DAYS.includes(+route.params.get('days')) ? +route.params.get('days') : 30;
-  let flag = null;
-  let trend = null;
+  let flag = null; // the full flag, or what a list showed of it meanwhile
+  let full = false;
+  let trend = null; // 90 days
   let chart = null;
   let ctrl = null;
-  let trendCtrl = null;
   const root = h('article', { class: 'flag-page' });
   const chartEl = h('div', { class: 'chart', id: 'chart' });
-  const resize = new ResizeObserver(() => {
-    if (chart && chartEl.clientWidth) chart.setSize({ width: chartEl.clientWidth, height: 300 });
-  });
+  const resize = new ResizeObserver(() => { if (chart && chartEl.clientWidth) chart.resize(chartEl.clientWidth); });
   resize.observe(chartEl);
   replace(viewEl, h('a', { class: 'back', id: 'back', href: lastListHash }, t('flag.back')), root);
   replace(root, h('div', { class: 'card loading-card' }, t('list.loading')));
@@ -653,12 +826,14 @@ function flagView(route) {
     if (!flag) return;
     const v = flag.votes;
     const pct = (n) => percent(v.total ? n / v.total : 0);
-    const daysSeg = h('div', { class: 'seg', role: 'group', id: 'days' },
+    const daysSeg = h('div', { class: 'seg', role: 'group', id: 'days', 'aria-label': t('flag.trend') },
       DAYS.map((d) => h('button', {
         type: 'button', class: 'seg-btn', 'aria-pressed': String(d === days), dataset: { days: String(d) },
         onclick: () => { location.hash = '#/flag/' + encodeURIComponent(slug) + '?days=' + d; },
       }, t('flag.days', { n: d }))));
-    const desc = text(flag.description);
+    const desc = flag.description ? text(flag.description) : '';
+    const shown = trend ? lastDays(trend, days) : null;
+    const last = shown && shown.snapshots.length ? shown.snapshots[shown.snapshots.length - 1] : null;
     replace(root,
       h('header', { class: 'card flag-head' },
         h('div', { class: 'flag-tags' },
@@ -668,78 +843,78 @@ function flagView(route) {
           (flag.contexts || []).map((c) => h('span', { class: 'chip soft' }, context(c)))),
         h('h1', { id: 'flag-title', lang: lang() }, text(flag.text)),
         desc && h('p', { class: 'desc', id: 'flag-desc' }, desc),
-        h('div', { class: 'flag-votes-big' },
+        h('p', { class: 'live-label', id: 'live-label' }, h('span', { class: 'live-dot', 'aria-hidden': 'true' }), t('flag.live')),
+        h('div', { class: 'flag-votes-big', id: 'live' },
           h('div', { class: 'vote r' }, h('b', {}, num(v.red)), h('span', {}, t('flag.red'), ' · ', pct(v.red))),
           h('div', { class: 'vote g' }, h('b', {}, num(v.green)), h('span', {}, t('flag.green'), ' · ', pct(v.green))),
           h('div', { class: 'vote' }, h('b', {}, num(v.total)), h('span', {}, t('flag.total'))),
           h('div', { class: 'vote n' }, h('b', {}, signed(v.net)), h('span', {}, t('flag.net')))),
         voteBar(v, true)),
-      h('section', { class: 'card trend' },
-        h('div', { class: 'card-head' }, h('h2', {}, t('flag.trend')), daysSeg),
+      h('section', { class: 'card trend', 'aria-labelledby': 'trend-title' },
+        h('div', { class: 'card-head' }, h('h2', { id: 'trend-title' }, t('flag.trend')), daysSeg),
         chartEl,
-        h('p', { class: 'muted small', id: 'trend-note' }, trend
-          ? (trend.count ? t('flag.points', { n: num(trend.count) }) : t('flag.noTrend'))
+        h('p', { class: 'muted small', id: 'trend-note' }, shown
+          ? (shown.count ? [t('flag.points', { n: num(shown.count) }), ' · ', t('flag.liveNote', { day: day(Date.parse(last.at)) })] : t('flag.noTrend'))
           : t('list.loading'))),
-      h('section', { class: 'card langs' },
+      full && h('section', { class: 'card langs' },
         h('h2', {}, t('flag.languages')),
         h('dl', {}, LANGS.map((l) => [
           h('dt', { class: l === lang() ? 'current' : '' }, h('span', { class: 'lang-code' }, l.toUpperCase()), ' ', langName(l)),
           h('dd', { lang: l, class: l === lang() ? 'current' : '' }, flag.text[l] || '—',
             flag.description && flag.description[l] ? h('div', { class: 'muted small' }, flag.description[l]) : null),
         ]))),
-      h('dl', { class: 'flag-facts muted small' },
+      full && h('dl', { class: 'flag-facts muted small' },
         h('dt', {}, t('flag.created')), h('dd', {}, date(flag.createdAt, true)),
         h('dt', {}, 'slug'), h('dd', {}, h('code', {}, flag.slug)),
         h('dt', {}, 'id'), h('dd', {}, h('code', {}, flag.id))),
     );
-    drawChart();
+    drawChart(shown);
   }
 
-  function drawChart() {
+  function drawChart(shown) {
     if (chart) { chart.destroy(); chart = null; }
-    if (!trend) { chartEl.replaceChildren(); return; }
-    if (!trend.snapshots.length) {
+    if (!shown) { chartEl.replaceChildren(); return; }
+    if (!shown.snapshots.length) {
       chartEl.dataset.points = '0';
       replace(chartEl, h('div', { class: 'chart-empty' }, t('flag.noTrend')));
       return;
     }
-    // The chart needs a laid-out width; draw once the card is in the page.
-    chart = drawTrend(chartEl, trend);
+    chart = drawTrend(chartEl, shown);
   }
 
-  async function loadTrend() {
-    if (trendCtrl) trendCtrl.abort();
-    trendCtrl = new AbortController();
-    const signal = trendCtrl.signal;
-    try {
-      const next = await api('flag/' + encodeURIComponent(slug) + '/trend', { days }, { signal });
-      if (signal.aborted) return;
-      trend = next;
-      draw();
-    } catch (err) {
-      failed(err, loadTrend);
-    }
-  }
-
-  async function load() {
+  async function load(force) {
     if (ctrl) ctrl.abort();
     ctrl = new AbortController();
     const signal = ctrl.signal;
-    flag = null;
+    const path = 'flag/' + encodeURIComponent(slug);
+    flag = seen.get(slug) || null;
+    full = false;
     trend = null;
+    if (flag) draw();
+    // The flag and its trend: two requests, sent together (no single call
+    // of the API answers both).
+    const fp = api(path, {}, { signal, maxAge: force ? 0 : FRESH.flag });
+    const tp = api(path + '/trend', { days: 90 }, { signal, maxAge: force ? 0 : FRESH.trend });
+    tp.catch(() => {}); // reported below, once
     try {
-      flag = await api('flag/' + encodeURIComponent(slug), {}, { signal });
-      if (signal.aborted) return;
+      flag = await fp;
+      full = true;
       document.title = text(flag.text) + ' · flagpole';
       settleNotice();
       draw();
-      await loadTrend();
     } catch (err) {
       if (err instanceof ApiError && err.kind === 'notfound') {
         replace(root, h('div', { class: 'card empty' }, t('flag.notFound')));
         return;
       }
-      failed(err, load);
+      failed(err, () => load());
+      return;
+    }
+    try {
+      trend = await tp;
+      if (!signal.aborted) draw();
+    } catch (err) {
+      failed(err, () => load());
     }
   }
 
@@ -750,10 +925,8 @@ function flagView(route) {
       days = d;
       load();
     } else if (d !== days) {
-      days = d;
-      trend = null;
+      days = d; // the 90 days in hand hold the shorter windows: no request
       draw();
-      loadTrend();
     }
   }
 
@@ -761,11 +934,10 @@ function flagView(route) {
   return {
     name: 'flag',
     update,
-    relabel() { draw(); if (flag) document.title = text(flag.text) + ' · flagpole'; },
-    reload: load,
+    relabel() { draw(); if (flag && full) document.title = text(flag.text) + ' · flagpole'; },
+    reload: () => load(true),
     destroy() {
       if (ctrl) ctrl.abort();
-      if (trendCtrl) trendCtrl.abort();
       if (chart) chart.destroy();
       resize.disconnect();
       document.title = t('app.title');
@@ -781,19 +953,16 @@ function applyStatic() {
   for (const el of document.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
   for (const el of document.querySelectorAll('[data-i18n-placeholder]')) el.placeholder = t(el.dataset.i18nPlaceholder);
   for (const el of document.querySelectorAll('[data-i18n-title]')) el.title = t(el.dataset.i18nTitle);
-  for (const b of document.querySelectorAll('[data-lang]')) {
-    b.setAttribute('aria-pressed', String(b.dataset.lang === lang()));
-    b.title = langName(b.dataset.lang);
-  }
+  const pick = $('lang');
+  pick.value = lang();
+  for (const o of pick.options) { o.textContent = o.value.toUpperCase(); o.title = langName(o.value); }
   const q = $('quota');
   if (q.dataset.limit) q.textContent = t('quota', { r: num(+q.dataset.remaining), l: num(+q.dataset.limit) });
   if (notice.kind) drawNotice();
 }
 
 function wireLang() {
-  for (const b of document.querySelectorAll('[data-lang]')) {
-    b.addEventListener('click', () => setLang(b.dataset.lang));
-  }
+  $('lang').addEventListener('change', (ev) => setLang(ev.target.value));
   onLang(() => {
     applyStatic();
     if (mounted) mounted.relabel();
@@ -808,6 +977,6 @@ applyStatic();
 drawKeyArea();
 window.addEventListener('hashchange', render);
 window.addEventListener('storage', (ev) => {
-  if (ev.key === 'flagpole.key') { meta = null; drawKeyArea(); unmount(); render(); }
+  if (ev.key === 'flagpole.key') { drawKeyArea(); unmount(); quotaRead = false; render(); }
 });
 render();

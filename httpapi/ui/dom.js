@@ -29,11 +29,14 @@ export function replace(el, ...children) {
   return append(el, children);
 }
 
-// debounce delays f until ms have passed without another call.
+// debounce delays f until ms have passed without another call; cancel()
+// drops a pending call.
 export function debounce(f, ms) {
   let timer;
-  return (...args) => {
+  const d = (...args) => {
     clearTimeout(timer);
     timer = setTimeout(() => f(...args), ms);
   };
+  d.cancel = () => clearTimeout(timer);
+  return d;
 }
