@@ -39,8 +39,9 @@ func (db *DB) MigrateUp(ctx context.Context) ([]int64, error) {
 	return db.migrate(ctx, dir)
 }
 
-// migrate applies the migrations of dir (a goose directory of SQL files).
-func (db *DB) migrate(ctx context.Context, dir fs.FS) error {
+// migrate applies the migrations of dir (a goose directory of SQL files)
+// and tells the versions it applied.
+func (db *DB) migrate(ctx context.Context, dir fs.FS) ([]int64, error) {
 	var (
 		dialect = goose.DialectPostgres
 		locker  lock.SessionLocker

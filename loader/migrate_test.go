@@ -123,7 +123,7 @@ func TestMigrateSQLiteFailureLeavesFileUnchanged(t *testing.T) {
 		"00001_a.sql": good,
 		"00002_b.sql": {Data: []byte("-- +goose Up\nCREATE TABLE b (id INTEGER);\nINSERT INTO nowhere VALUES (1);\n")},
 	}
-	if err := db.migrate(t.Context(), dir); err == nil {
+	if _, err := db.migrate(t.Context(), dir); err == nil {
 		t.Fatal("a failing migration: no error")
 	}
 	// goose creates its (empty) version table before it takes the lock;
@@ -140,7 +140,7 @@ func TestMigrateSQLiteFailureLeavesFileUnchanged(t *testing.T) {
 	}
 
 	dir["00002_b.sql"] = &fstest.MapFile{Data: []byte("-- +goose Up\nCREATE TABLE b (id INTEGER);\n")}
-	if err := db.migrate(t.Context(), dir); err != nil {
+	if _, err := db.migrate(t.Context(), dir); err != nil {
 		t.Fatal(err)
 	}
 	var names []string
@@ -163,7 +163,7 @@ func TestMigrateSQLiteWaitsForTheWriteLock(t *testing.T) {
 	}
 	defer db.Close()
 	dir := fstest.MapFS{"00001_a.sql": {Data: []byte("-- +goose Up\nCREATE TABLE a (id INTEGER);\n")}}
-	if err := db.migrate(t.Context(), dir); err != nil {
+	if _, err := db.migrate(t.Context(), dir); err != nil {
 		t.Fatal(err)
 	}
 	dir["00002_b.sql"] = &fstest.MapFile{Data: []byte("-- +goose Up\nCREATE TABLE b (id INTEGER);\n")}
@@ -183,14 +183,14 @@ func TestMigrateSQLiteWaitsForTheWriteLock(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
-	if err := db.migrate(ctx, dir); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := db.migrate(ctx, dir); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("migrate while the write lock is held: %v, want the context's deadline", err)
 	}
 
 	if _, err := conn.ExecContext(t.Context(), "ROLLBACK"); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.migrate(t.Context(), dir); err != nil {
+	if _, err := db.migrate(t.Context(), dir); err != nil {
 		t.Fatalf("migrate once the lock is free: %v", err)
 	}
 	var tables int
