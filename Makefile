@@ -1,15 +1,37 @@
 # The two commands of the README: run the demo, run the tests.
-.PHONY: run test build fuzz bench
+.PHONY: run test check build fuzz bench mutants
+
+# The tools the checks install when they are missing (pinned: a newer
+# staticcheck may find new things; 2026.2 is the one for Go 1.26).
+STATICCHECK_VERSION := 2026.2.2
+GREMLINS_VERSION := v0.6.0
+GOBIN := $(shell go env GOPATH)/bin
+STATICCHECK := $(GOBIN)/staticcheck
+GREMLINS := $(GOBIN)/gremlins
 
 run:
 	go run ./cmd/flagpole serve --demo
 
 # Set FLAGPOLE_TEST_POSTGRES (postgres://...) and FLAGPOLE_TEST_REDIS
 # (redis://...) to include the tests that need those services.
-test:
+test: check
+	go test -race -count=1 ./...
+
+# The static checks: formatting, vet, a tidy go.mod, the Windows and macOS
+# builds, staticcheck.
+check: $(STATICCHECK)
 	gofmt -l . | (! grep .) || (echo "gofmt: the files above need formatting" && false)
 	go vet ./...
-	go test -race -count=1 ./...
+	go mod tidy -diff || (echo "go.mod/go.sum: run go mod tidy" && false)
+	GOOS=windows GOARCH=amd64 go build ./...
+	GOOS=darwin GOARCH=arm64 go build ./...
+	$(STATICCHECK) ./...
+
+$(STATICCHECK):
+	go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+$(GREMLINS):
+	go install github.com/go-gremlins/gremlins/cmd/gremlins@$(GREMLINS_VERSION)
 
 build:
 	CGO_ENABLED=0 go build -trimpath -o flagpole ./cmd/flagpole
@@ -21,3 +43,11 @@ fuzz:
 # BENCH_FLAGS, BENCH_DURATION, FLAGPOLE_TEST_POSTGRES, ...).
 bench:
 	bench/run
+
+# Mutation testing (gremlins): each covered mutant of the code must make a
+# test fail. Slow (httpapi most): one package with
+# make mutants MUTANTS=./memstore, gremlins' flags in GREMLINS_FLAGS.
+MUTANTS ?= ./memstore ./httpapi
+GREMLINS_FLAGS ?=
+mutants: $(GREMLINS)
+	@for p in $(MUTANTS); do echo "== gremlins unleash $$p"; $(GREMLINS) unleash $(GREMLINS_FLAGS) $$p || exit 1; done

@@ -451,14 +451,14 @@ func TestCategoriesRegionsStats(t *testing.T) {
 
 		r = e.get("/api/public/stats")
 		mustStatus(t, r, 200, "")
+		// topCategories is the head of /categories: the five largest, in
+		// its order, with the same fields.
 		top := r.json["topCategories"].([]any)
-		if len(top) != 5 || fmt.Sprint(top) != fmt.Sprint(r.json["topCategories"]) {
-			t.Errorf("topCategories %v", top)
+		if len(cats) < 5 {
+			t.Fatalf("the fixtures have %d categories, want 5 or more", len(cats))
 		}
-		for i := range top {
-			if fmt.Sprint(top[i]) != fmt.Sprint(cats[i]) {
-				t.Errorf("topCategories[%d] %v, want %v", i, top[i], cats[i])
-			}
+		if fmt.Sprint(top) != fmt.Sprint(cats[:5]) {
+			t.Errorf("topCategories %v, want the first five of /categories %v", top, cats[:5])
 		}
 		var votes float64
 		for _, it := range data(t, e.get("/api/public/flags?limit=100")) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,14 @@ import (
 	"github.com/flagpole/flagpole/loader"
 	"github.com/flagpole/flagpole/loader/loadertest"
 )
+
+// searchSlugs is the slugs /search answers for q, sorted.
+func searchSlugs(t testing.TB, e *env, q string) []string {
+	t.Helper()
+	r := e.get("/api/public/search?q=" + q)
+	mustStatus(t, r, 200, "")
+	return slices.Sorted(slices.Values(slugs(data(t, r))))
+}
 
 func votesOf(t testing.TB, e *env, slug string) (red, green float64) {
 	t.Helper()
@@ -58,6 +67,9 @@ func TestWriters(t *testing.T) {
 		}
 
 		// Status changes: rejected disappears everywhere, approved appears.
+		if hits := searchSlugs(t, e, "exactly"); !slices.Equal(hits, []string{"green-exactly-sixty", slug}) {
+			t.Fatalf("search for %q before the rejection: %v, want green-exactly-sixty and %s", "exactly", hits, slug)
+		}
 		e.exec("UPDATE flags SET status = ? WHERE id = ?", "REJECTED", "f01")
 		e.exec("UPDATE flags SET status = ? WHERE id = ?", "APPROVED", "f13")
 		e.reload()
@@ -80,8 +92,8 @@ func TestWriters(t *testing.T) {
 				t.Error("a rejected flag is still listed")
 			}
 		}
-		if hits := e.get("/api/public/search?q=" + "sixty").json["data"].([]any); len(hits) != 0 {
-			t.Logf("search hits %v", hits) // fixtures have no "sixty" text; nothing to check
+		if hits := searchSlugs(t, e, "exactly"); !slices.Equal(hits, []string{"green-exactly-sixty"}) {
+			t.Errorf("search for %q after the rejection: %v, want green-exactly-sixty alone", "exactly", hits)
 		}
 		e.exec("UPDATE flags SET status = ? WHERE id = ?", "APPROVED", "f01")
 		e.reload()

@@ -79,7 +79,7 @@ func ParseURL(raw string) (Dialect, string, error) {
 		}
 		return SQLite, path, nil
 	default:
-		return "", "", fmt.Errorf("database URL %q: want sqlite:FILE or postgres://...", Redact(raw))
+		return "", "", fmt.Errorf("database URL %q: want sqlite:FILE or a postgres:// URL", Redact(raw))
 	}
 }
 

@@ -24,14 +24,6 @@ type LineError struct {
 func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
-// nowExpr is the dialect's current timestamp in its stored form.
-func nowExpr(d Dialect) string {
-	if d == Postgres {
-		return "clock_timestamp()"
-	}
-	return "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-}
-
 // Import reads JSON Lines of flags and writes them in one transaction: an
 // id or slug already present is updated, and any bad line leaves the
 // database untouched. progress, when not nil, is told each line done.

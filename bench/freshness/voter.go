@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	_ "github.com/lib/pq"
+	_ "modernc.org/sqlite"
+)
+
+// open opens sqlite:FILE or postgres://... and tells the placeholder style
+// of its statements for sqlx.Rebind.
+func open(raw string) (*sql.DB, int, error) {
+	if path, ok := strings.CutPrefix(raw, "sqlite:"); ok {
+		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)")
+		if err != nil {
+			return nil, 0, err
+		}
+		db.SetMaxOpenConns(1)
+		return db, sqlx.QUESTION, nil
+	}
+	db, err := sql.Open("postgres", raw)
+	return db, sqlx.DOLLAR, err
+}
+
+// voter writes contract votes: each from a user of its own on flags it has
+// not voted on, so that every INSERT adds one vote.
+type voter struct {
+	db    *sql.DB
+	bind  int // the placeholder style, for sqlx.Rebind
+	run   string
+	users int
+	user  string
+	voted map[string]bool
+}
+
+func newVoter(ctx context.Context, dbURL string) (*voter, error) {
+	db, bind, err := open(dbURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.PingContext(ctx); err != nil {
+		return nil, err
+	}
+	return &voter{db: db, bind: bind, run: fmt.Sprintf("bench_%08x", rand.Uint32())}, nil
+}
+
+func (v *voter) newUser(ctx context.Context) error {
+	v.users++
+	v.user = fmt.Sprintf("%s_%d", v.run, v.users)
+	v.voted = map[string]bool{}
+	_, err := v.db.ExecContext(ctx, sqlx.Rebind(v.bind, "INSERT INTO users (id) VALUES (?)"), v.user)
+	return err
+}
+
+func (v *voter) vote(ctx context.Context, flagID, color string) error {
+	if v.user == "" || v.voted[flagID] || len(v.voted) >= 5000 {
+		if err := v.newUser(ctx); err != nil {
+			return fmt.Errorf("insert user: %w", err)
+		}
+	}
+	v.voted[flagID] = true
+	_, err := v.db.ExecContext(ctx, sqlx.Rebind(v.bind, "INSERT INTO votes (flag_id, user_id, color) VALUES (?, ?, ?)"), flagID, v.user, color)
+	return err
+}
+
+func (v *voter) approvedIDs(ctx context.Context, n int) ([]string, error) {
+	rows, err := v.db.QueryContext(ctx, sqlx.Rebind(v.bind, "SELECT id FROM flags WHERE status = 'APPROVED' ORDER BY id LIMIT ?"), n)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+func writer(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("writer", flag.ExitOnError)
+	dbURL := fs.String("db", "", "database URL (sqlite:FILE or postgres://...)")
+	rate := fs.Float64("rate", 20, "votes per second")
+	duration := fs.Duration("duration", 0, "stop after this long (0: when killed)")
+	fs.Parse(args)
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
+	v, err := newVoter(ctx, *dbURL)
+	if err != nil {
+		return err
+	}
+	defer v.db.Close()
+	ids, err := v.approvedIDs(ctx, 20000)
+	if err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return errors.New("no approved flag to vote on")
+	}
+	tick := time.NewTicker(time.Duration(float64(time.Second) / *rate))
+	defer tick.Stop()
+	var n, errs int
+	var lastErr string
+	for {
+		select {
+		case <-ctx.Done():
+			out := map[string]any{"votes": n, "errors": errs}
+			if lastErr != "" {
+				out["lastError"] = lastErr
+			}
+			emit(out)
+			return nil
+		case <-tick.C:
+		}
+		color := "red"
+		if rand.IntN(2) == 0 {
+			color = "green"
+		}
+		if err := v.vote(ctx, ids[rand.IntN(len(ids))], color); err != nil {
+			if ctx.Err() == nil {
+				errs++
+				lastErr = err.Error()
+			}
+			continue
+		}
+		n++
+	}
+}

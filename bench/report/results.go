@@ -1,0 +1,215 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// wrkResult is what bench/wrk.lua prints for one case.
+type wrkResult struct {
+	Requests   int64   `json:"requests"`
+	DurationUS float64 `json:"duration_us"`
+	Bytes      int64   `json:"bytes"`
+	Errors     struct {
+		Connect, Read, Write, Status, Timeout int64
+	} `json:"errors"`
+	Latency map[string]float64 `json:"latency_us"`
+}
+
+// Case is one wrk run in the results.
+type Case struct {
+	Name         string   `json:"name"`
+	Paths        int      `json:"paths"`
+	Gzip         bool     `json:"gzip,omitempty"`
+	Requests     int64    `json:"requests"`
+	RPS          float64  `json:"rps"`
+	P50ms        float64  `json:"p50_ms"`
+	P90ms        float64  `json:"p90_ms"`
+	P99ms        float64  `json:"p99_ms"`
+	P999ms       float64  `json:"p99_9_ms"`
+	MaxMs        float64  `json:"max_ms"`
+	MBps         float64  `json:"mb_per_s"`
+	BytesPerResp float64  `json:"bytes_per_response"`
+	Non2xx       int64    `json:"non_2xx"`
+	SocketErrors int64    `json:"socket_errors"`
+	RPSRatio     *float64 `json:"rps_vs_ceiling,omitempty"`
+	P99Ratio     *float64 `json:"p99_vs_ceiling,omitempty"`
+	// CeilingRPS and CeilingP99ms are what the ratios are to: the mean of
+	// the ceiling's checks just before and after the case.
+	CeilingRPS   float64   `json:"ceiling_rps,omitempty"`
+	CeilingP99ms float64   `json:"ceiling_p99_ms,omitempty"`
+	Checks       []float64 `json:"ceiling_checks_rps,omitempty"` // the ceiling row: every check's req/s
+	Target       string    `json:"target,omitempty"`
+	Met          *bool     `json:"met,omitempty"`
+	Failed       bool      `json:"failed,omitempty"`
+}
+
+// Measure is one row that is not a wrk case.
+type Measure struct {
+	Name   string  `json:"name"`
+	Value  string  `json:"value"`
+	P50    string  `json:"p50,omitempty"`
+	P99    string  `json:"p99,omitempty"`
+	Number any     `json:"number,omitempty"`
+	Unit   string  `json:"unit,omitempty"`
+	Target string  `json:"target,omitempty"`
+	Met    *bool   `json:"met,omitempty"`
+	Extra  any     `json:"detail,omitempty"`
+	ratio  float64 // for the RPS column of a wrk-backed measure
+}
+
+// Result is the JSON file of one source.
+type Result struct {
+	Date     string                     `json:"date"`
+	Source   string                     `json:"source"`
+	Flags    int                        `json:"flags"`
+	Run      map[string]any             `json:"run"`
+	Cases    []Case                     `json:"cases"`
+	Measures []Measure                  `json:"measures"`
+	Raw      map[string]json.RawMessage `json:"raw"`
+}
+
+func toCase(name string, paths int, gz bool, raw json.RawMessage) Case {
+	c := Case{Name: name, Paths: paths, Gzip: gz}
+	var w wrkResult
+	if len(raw) == 0 || string(raw) == "null" || json.Unmarshal(raw, &w) != nil || w.DurationUS == 0 {
+		c.Failed = true
+		return c
+	}
+	c.Requests = w.Requests
+	c.RPS = float64(w.Requests) / (w.DurationUS / 1e6)
+	c.P50ms = w.Latency["p50"] / 1000
+	c.P90ms = w.Latency["p90"] / 1000
+	c.P99ms = w.Latency["p99"] / 1000
+	c.P999ms = w.Latency["p99_9"] / 1000
+	c.MaxMs = w.Latency["max"] / 1000
+	c.MBps = float64(w.Bytes) / (w.DurationUS / 1e6) / 1e6
+	if w.Requests > 0 {
+		c.BytesPerResp = float64(w.Bytes) / float64(w.Requests)
+	}
+	c.Non2xx = w.Errors.Status
+	c.SocketErrors = w.Errors.Connect + w.Errors.Read + w.Errors.Write + w.Errors.Timeout
+	return c
+}
+
+// target is the issue's goal for a case: the share of the ceiling's req/s
+// and, for the list and the detail, the most its p99 may be against the
+// ceiling's (0: none).
+func target(name string) (rps float64, p99 float64) {
+	switch {
+	case name == "ceiling":
+		return 0, 0
+	case name == "flags-gzip":
+		return 0.50, 0
+	case strings.HasPrefix(name, "flags"), name == "flag-slug":
+		return 0.75, 1.5
+	case name == "search":
+		return 0.25, 0
+	case name == "trend", name == "categories", name == "regions", name == "stats":
+		return 0.75, 0
+	}
+	return 0, 0
+}
+
+// metric finds a sample by name, preferring the flags job's.
+func metric(m map[string]float64, name string) (float64, bool) {
+	if v, ok := m[name+`{job="flags"}`]; ok {
+		return v, true
+	}
+	v, ok := m[name]
+	return v, ok
+}
+
+// build makes the result of one source from its records: the cases with
+// their ratios to the ceiling and their targets, then the measures.
+func build(src string, flags int, date string, run map[string]any, recs []record) *Result {
+	r := &Result{Date: date, Source: src, Flags: flags, Run: run, Raw: map[string]json.RawMessage{}}
+	var seq []Case // the cases in the order they ran, the ceiling's checks included
+	for _, rec := range recs {
+		if rec.Name == "case" {
+			seq = append(seq, toCase(rec.Case, rec.Paths, rec.Gzip, rec.Wrk))
+			continue
+		}
+		r.Raw[rec.Name] = rec.Value
+	}
+	checks := r.addCases(seq)
+	var ceil *Case
+	for i := range r.Cases {
+		if r.Cases[i].Name == "ceiling" && !r.Cases[i].Failed {
+			ceil = &r.Cases[i]
+			ceil.Checks = checks
+		}
+	}
+	idleP99 := r.setTargets(ceil)
+	ms := &measurer{r: r, flags: flags, big: flags >= 1_000_000, ceil: ceil, idleP99: idleP99}
+	ms.all()
+	return r
+}
+
+// addCases adds the cases of seq but the ceiling's checks, each with the
+// mean of the checks just before and after it (a run without checks: the
+// ceiling's one measurement, set later), and returns the checks' req/s.
+func (r *Result) addCases(seq []Case) (checks []float64) {
+	for i := range seq {
+		c := seq[i]
+		if c.Name == "ceiling-check" {
+			if !c.Failed {
+				checks = append(checks, c.RPS)
+			}
+			continue
+		}
+		var n, rps, p99 float64
+		for _, j := range []int{i - 1, i + 1} {
+			if c.Name == "ceiling" {
+				break // the ceiling row is the reference itself
+			}
+			if j >= 0 && j < len(seq) && seq[j].Name == "ceiling-check" && !seq[j].Failed {
+				n, rps, p99 = n+1, rps+seq[j].RPS, p99+seq[j].P99ms
+			}
+		}
+		if n > 0 {
+			c.CeilingRPS, c.CeilingP99ms = rps/n, p99/n
+		}
+		r.Cases = append(r.Cases, c)
+	}
+	return checks
+}
+
+// setTargets sets each case's ratios to the ceiling and whether it met
+// its target, and returns the p99 of flags-default (the idle p99).
+func (r *Result) setTargets(ceil *Case) (idleP99 float64) {
+	for i := range r.Cases {
+		c := &r.Cases[i]
+		if c.Name == "flags-default" {
+			idleP99 = c.P99ms
+		}
+		if ceil == nil || c.Failed {
+			if c.Failed {
+				c.Met = ptr(false)
+				c.Target = "wrk failed"
+			}
+			continue
+		}
+		if c.CeilingRPS == 0 {
+			c.CeilingRPS, c.CeilingP99ms = ceil.RPS, ceil.P99ms
+		}
+		c.RPSRatio = ptr(c.RPS / c.CeilingRPS)
+		c.P99Ratio = ptr(c.P99ms / c.CeilingP99ms)
+		rt, pt := target(c.Name)
+		if rt == 0 {
+			continue
+		}
+		met := *c.RPSRatio >= rt
+		c.Target = fmt.Sprintf(">= %.0f %%", rt*100)
+		if pt > 0 {
+			c.Target += fmt.Sprintf(", p99 <= %.1fx", pt)
+			met = met && *c.P99Ratio <= pt
+		}
+		if c.Non2xx > 0 || c.SocketErrors > 0 {
+			met = false
+		}
+		c.Met = ptr(met)
+	}
+	return idleP99
+}
