@@ -49,6 +49,8 @@ type API struct {
 	openapi *response
 	metrics *metrics
 	views   *views
+	// searches runs search queries and keeps their results.
+	searches *searches
 }
 
 // New builds the API and its route table.
@@ -76,6 +78,9 @@ func New(opt Options) (*API, error) {
 	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, log: opt.Log, now: opt.Now, openapi: newResponse(spec),
 		metrics: newMetrics(opt.Metrics)}
 	a.views = watch(opt.Store)
+	if a.searches, err = newSearches(opt.CacheBytes/4, opt.Metrics); err != nil {
+		return nil, err
+	}
 	a.engine = a.routes()
 	return a, nil
 }
@@ -87,7 +92,7 @@ func (a *API) Handler() http.Handler { return a.engine }
 func (a *API) CacheHitRatio() float64 { return a.cache.HitRatio() }
 
 // Close releases the response cache.
-func (a *API) Close() { a.cache.close(); a.views.close() }
+func (a *API) Close() { a.cache.close(); a.views.close(); a.searches.close() }
 
 // exposed are the response headers a browser script may read.
 var exposed = []string{"ETag", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
