@@ -166,13 +166,13 @@ func (s *Snapshot) Find(q Query, limit int) (SearchResult, error) {
 		}
 		if r == 0 || union <= verify {
 			if res.Work+union+rank > budget {
-				return SearchResult{Work: res.Work}, errTooBroad(q)
+				return SearchResult{Work: res.Work}, errTooBroad()
 			}
 			res.Work += union
 			alive, next = ix.unionRound(sc, p, r, stamp, alive, next)
 		} else {
 			if res.Work+verify+rank > budget {
-				return SearchResult{Work: res.Work}, errTooBroad(q)
+				return SearchResult{Work: res.Work}, errTooBroad()
 			}
 			res.Work += verify
 			alive, next = s.verifyRound(sc, p, stamp, alive, next)
@@ -350,7 +350,7 @@ type QueryError struct{ Detail string }
 
 func (e *QueryError) Error() string { return e.Detail }
 
-func errTooBroad(q Query) error {
+func errTooBroad() error {
 	return &QueryError{Detail: "q is too broad to search: its words together match too many words of too many flags " +
 		"(the work of one search is bounded); use longer or fewer words"}
 }
@@ -389,9 +389,6 @@ func ParseQuery(q string) (Query, error) {
 	}
 	return out, nil
 }
-
-// Words returns the query's distinct words.
-func (q Query) Words() []QueryWord { return q.words }
 
 // Key is the query in a canonical form: two queries with the same key
 // find the same flags with the same ranks, whatever their separators,
