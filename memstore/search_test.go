@@ -180,10 +180,10 @@ func TestParseQueryRules(t *testing.T) {
 		{q: "yaşlı otobüs", key: "otobus* yasli*"},
 		{q: "Otobüs,,,YAŞLI", key: "otobus* yasli*"},
 		{q: "bus bus bus dri", key: "bus* dri*"},
-		{q: "a bus", key: "a bus*"},          // a one-letter word that is not last: only itself
-		{q: "bus a", key: "a* bus*"},         // the last word is a prefix, however short
-		{q: "a bus a", key: "a* bus*"},       // repeated: the last one's prefix wins
-		{q: "!!", key: ""},                   // no word: valid, finds nothing
+		{q: "a bus", key: "a bus*"},    // a one-letter word that is not last: only itself
+		{q: "bus a", key: "a* bus*"},   // the last word is a prefix, however short
+		{q: "a bus a", key: "a* bus*"}, // repeated: the last one's prefix wins
+		{q: "!!", key: ""},             // no word: valid, finds nothing
 		{q: "a b", fail: "at least 2 letters"},
 		{q: "a.", fail: "at least 2 letters"},
 		{q: long, fail: "at least 2 letters"},
