@@ -366,6 +366,42 @@ func searchPaths(b *testing.B) []string {
 
 func BenchmarkHTTPSearch(b *testing.B) { serveAll(b, api(b), searchPaths(b), nil) }
 
+// BenchmarkHTTPSearchWorst is BenchmarkHTTPSearchNoCache for each of
+// worstQueries: what the most expensive requests cost over HTTP.
+func BenchmarkHTTPSearchWorst(b *testing.B) {
+	h := apiWithCache(b, 0)
+	for _, w := range worstQueries(b) {
+		b.Run(w.name, func(b *testing.B) {
+			serveAll(b, h, []string{"/api/public/search?q=" + url.QueryEscape(w.q)}, nil)
+		})
+	}
+}
+
+// BenchmarkHTTPSearchSeparators sends the broadest accepted ten words with
+// 600 different separators: with the cache on, they share one run.
+func BenchmarkHTTPSearchSeparators(b *testing.B) {
+	var q string
+	for _, w := range worstQueries(b) {
+		if w.name == "broadest-accepted-ten-words" {
+			q = w.q
+		}
+	}
+	seps := []string{" ", ",", ";", "  ", "-", ".", "/", "+", "\t", "!"}
+	var paths []string
+	for i := range 600 {
+		words := strings.Fields(q)
+		var sb strings.Builder
+		for k, w := range words {
+			if k > 0 {
+				sb.WriteString(seps[(i/(k*k+1)+k)%len(seps)])
+			}
+			sb.WriteString(w)
+		}
+		paths = append(paths, "/api/public/search?q="+url.QueryEscape(sb.String()+strings.Repeat(" ", i/60)))
+	}
+	serveAll(b, api(b), paths, nil)
+}
+
 // BenchmarkHTTPSearchNoCache runs every search: what a rotating query set
 // larger than the cache costs.
 func BenchmarkHTTPSearchNoCache(b *testing.B) { serveAll(b, apiWithCache(b, 0), searchPaths(b), nil) }
@@ -416,19 +452,50 @@ func fill(words []string, sep string) string {
 
 // worstQueries are the most expensive queries of the report (one-
 // and two-letter words up to the 200-character limit, a lone one-letter
-// prefix) and the most expensive the rules still answer: the most common
-// two-letter prefixes and whole words, as many as a query may have.
+// prefix: refused now) and the most expensive the rules still answer: the
+// broadest prefix and the broadest ten words under the work bound, and
+// ten long words up to the length limit.
 func worstQueries(b testing.TB) []struct{ name, q string } {
 	d := data(b)
-	one, two := prefixLoad(d, 1), prefixLoad(d, 2)
+	one, two, three := prefixLoad(d, 1), prefixLoad(d, 2), prefixLoad(d, 3)
+	// heaviest is the accepted candidate that takes the most work.
+	heaviest := func(cands []string) string {
+		best, most := "", -1
+		for _, q := range cands {
+			pq, err := memstore.ParseQuery(q)
+			if err != nil {
+				continue
+			}
+			if r, err := d.snap.Find(pq, 20); err == nil && r.Work > most {
+				best, most = q, r.Work
+			}
+		}
+		if most < 0 {
+			b.Fatal("no candidate is accepted")
+		}
+		return best
+	}
+	var tens, longs []string
+	for k := 0; k+10 <= len(three); k++ {
+		tens = append(tens, strings.Join(three[k:k+10], " "))
+	}
+	for k := 0; k+10 <= len(d.vocab[1]); k += 10 {
+		var ws []string
+		for _, w := range d.vocab[1][k : k+10] {
+			ws = append(ws, memstore.Fold(w)[:min(len(w), 18)])
+		}
+		if q := strings.Join(ws, " "); utf8.RuneCountInString(q) <= 200 {
+			longs = append(longs, q)
+		}
+	}
 	return []struct{ name, q string }{
-		{"one-letter-words-200", fill(one, " ")},
-		{"two-letter-words-200", fill(two, " ")},
-		{"lone-one-letter", one[0] + "."},
-		{"common-two-letter-x8", strings.Join(two[:8], " ")},
-		{"common-two-letter-x4", strings.Join(two[:4], " ")},
-		{"common-two-letter-x1", two[0]},
-		{"one-letter-last", two[0] + " " + one[0]},
+		{"refused-one-letter-words-200", fill(one, " ")},
+		{"refused-two-letter-words-200", fill(two, " ")},
+		{"refused-lone-one-letter", one[0] + "."},
+		{"refused-broadest-prefix", two[0]},
+		{"broadest-accepted-prefix", heaviest(append(two, three...))},
+		{"broadest-accepted-ten-words", heaviest(tens)},
+		{"ten-long-words", heaviest(longs)},
 	}
 }
 
@@ -463,6 +530,39 @@ func searchBench(b *testing.B, queries []string) {
 	}
 	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(work)/float64(b.N), "work/op")
+}
+
+// BenchmarkListWorst is /flags at its most expensive: filters whose
+// lists must be intersected, at the deepest offset with the largest
+// limit (the snapshot walks the shortest list to the page), and a region
+// with no flag.
+func BenchmarkListWorst(b *testing.B) {
+	d := data(b)
+	cases := []struct {
+		name string
+		q    memstore.ListQuery
+	}{
+		{"default", memstore.ListQuery{Sort: memstore.SortNet, Limit: 20}},
+		{"every-filter-deepest-limit100", memstore.ListQuery{Sort: memstore.SortControversial, Desc: true,
+			HasCategory: true, Category: 3, HasDominant: true, Dominant: memstore.Yellow, HasRegion: true, Limit: 100}},
+		{"world+dominant-deepest-limit100", memstore.ListQuery{Sort: memstore.SortNewest, Desc: true,
+			HasDominant: true, Dominant: memstore.Red, HasRegion: true, Limit: 100}},
+		{"deepest-limit100", memstore.ListQuery{Sort: memstore.SortTotal, Desc: true, Limit: 100}},
+		{"region-with-no-flag", memstore.ListQuery{Sort: memstore.SortNet, HasRegion: true, Region: "AQ", Limit: 100}},
+	}
+	for _, c := range cases {
+		if _, total := d.snap.List(c.q); c.name != "default" {
+			c.q.Offset = max(total-c.q.Limit, 0)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			start := cpuTime()
+			for b.Loop() {
+				d.snap.List(c.q)
+			}
+			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+		})
+	}
 }
 
 func BenchmarkSearchRotating(b *testing.B) { searchBench(b, data(b).queries) }
