@@ -36,8 +36,14 @@ $(GREMLINS):
 build:
 	CGO_ENABLED=0 go build -trimpath -o flagpole ./cmd/flagpole
 
+# Each fuzz target for FUZZTIME (CI calls this); the seed corpora run in
+# plain `go test` too.
+FUZZTIME ?= 15s
 fuzz:
-	go test ./httpapi -run '^$$' -fuzz FuzzQueryParams -fuzztime 60s
+	go test ./httpapi -run '^$$' -fuzz '^FuzzQueryParams$$' -fuzztime $(FUZZTIME)
+	go test ./memstore -run '^$$' -fuzz '^FuzzFold$$' -fuzztime $(FUZZTIME)
+	go test ./loader -run '^$$' -fuzz '^FuzzParseRecord$$' -fuzztime $(FUZZTIME)
+	go test ./loader -run '^$$' -fuzz '^FuzzImportLine$$' -fuzztime $(FUZZTIME) -parallel 1
 
 # The benchmark of issue 4 (bench/run says what it does and its settings:
 # BENCH_FLAGS, BENCH_DURATION, FLAGPOLE_TEST_POSTGRES, ...).

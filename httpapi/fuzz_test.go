@@ -33,6 +33,17 @@ func FuzzQueryParams(f *testing.F) {
 		{3, "", "q=" + strings.Repeat("ı", 199)},
 		{3, "", "q=a%20b%20c%20d%20e%20f%20g%20h%20i%20j%20k%20l%20m%20n%20o%20p%20q%20r%20s%20t%20u%20v%20w%20x%20y%20z%20aa%20bb%20cc%20dd%20ee%20ff%20gg%20hh%20ii%20jj%20kk%20ll%20mm%20nn%20oo%20pp%20qq%20rr%20ss%20tt%20uu%20vv%20ww%20xx%20yy%20zz%20ab%20ac%20ad%20ae%20af%20ag%20ah%20ai%20aj%20ak%20al%20am%20an%20ao%20ap"},
 		{4, "", "x=1"},
+		// The expensive shapes: one- and two-letter words up to the length
+		// limit, a lone letter, separators that vary, too many words.
+		{3, "", "q=" + url.QueryEscape(strings.TrimSpace(strings.Repeat("a b c d e f g h i j k l m n o p q r s t u v w x y z ", 8))[:199])},
+		{3, "", "q=" + url.QueryEscape(strings.Repeat("ab ", 66)+"ab")},
+		{3, "", "q=a%21"},
+		{3, "", "q=bus%2C%2C%3B%3Bbus--DRIVER%09d&limit=50"},
+		{3, "", "q=" + url.QueryEscape("the to on a e i o u y bu")},
+		{3, "", "q=" + url.QueryEscape("aa bb cc dd ee ff gg hh ii jj kk")},
+		{3, "", "q=%CC%81%CC%81&limit=1"},
+		{0, "", "category=social&dominant=green&region=tr&sort=controversial&order=asc&limit=100&offset=9007199254740991"},
+		{0, "", "region=aq&limit=100&offset=0"},
 	}
 	for _, s := range seeds {
 		f.Add(s.route, s.slug, s.query)

@@ -117,13 +117,16 @@ func (a *API) stats(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 }
 
 func (a *API) search(c *gin.Context, s *memstore.Snapshot) (*response, error) {
-	q, limit, err := searchQuery(c.Request.URL.RawQuery)
+	q, pq, limit, err := searchQuery(c.Request.URL.RawQuery)
 	if err != nil {
 		return nil, err
 	}
 	return a.cache.get(genKey(s, "search", strconv.Itoa(limit), q), func() ([]byte, error) {
-		hits, total := s.Search(q, limit)
-		return renderSearch(a.views.of(s), q, limit, hits, total), nil
+		r, err := a.searches.find(s, pq)
+		if err != nil {
+			return nil, err
+		}
+		return renderSearch(a.views.of(s), q, limit, r.Hits[:min(limit, len(r.Hits))], r.Total), nil
 	})
 }
 

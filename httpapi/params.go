@@ -149,25 +149,31 @@ func listQuery(raw string) (memstore.ListQuery, error) {
 	return q, nil
 }
 
-// searchQuery parses the parameters of /search: q as given, and the limit.
-func searchQuery(raw string) (string, int, error) {
+// searchQuery parses the parameters of /search: q as given, q as the
+// index takes it (memstore.ParseQuery's rules bound its cost), and the
+// limit.
+func searchQuery(raw string) (string, memstore.Query, int, error) {
+	var pq memstore.Query
 	p, err := queryParams(raw, "q", "limit")
 	if err != nil {
-		return "", 0, err
+		return "", pq, 0, err
 	}
 	q, ok := p["q"]
 	switch {
 	case !ok:
-		return "", 0, invalidParam("q", "q is required: the text to search for, at least 2 characters")
+		return "", pq, 0, invalidParam("q", "q is required: the text to search for, at least 2 characters")
 	case !utf8.ValidString(q):
-		return "", 0, invalidParam("q", "q must be valid UTF-8")
+		return "", pq, 0, invalidParam("q", "q must be valid UTF-8")
 	case utf8.RuneCountInString(q) > 200:
-		return "", 0, invalidParam("q", "q must be at most 200 characters")
+		return "", pq, 0, invalidParam("q", "q must be at most 200 characters")
 	case utf8.RuneCountInString(strings.TrimSpace(q)) < 2:
-		return "", 0, invalidParam("q", "q must have at least 2 characters besides surrounding spaces")
+		return "", pq, 0, invalidParam("q", "q must have at least 2 characters besides surrounding spaces")
 	}
-	limit, err := intParam(p, "limit", 20, 1, 50)
-	return q, limit, err
+	if pq, err = memstore.ParseQuery(q); err != nil {
+		return "", pq, 0, invalidParam("q", "%s", err.Error())
+	}
+	limit, err := intParam(p, "limit", 20, 1, memstore.MaxSearchLimit)
+	return q, pq, limit, err
 }
 
 // trendDays parses the days parameter of /flag/{slug}/trend.

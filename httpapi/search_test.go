@@ -1,10 +1,18 @@
 package httpapi_test
 
 import (
+	"fmt"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/flagpole/flagpole/httpapi"
+	"github.com/flagpole/flagpole/loader"
+	"github.com/flagpole/flagpole/memstore"
 )
 
 func TestSearch(t *testing.T) {
@@ -72,6 +80,12 @@ func TestSearch(t *testing.T) {
 			{q: "otobus driver", want: []string{"bus-driver-friend"}},
 			{q: "  yasli  ", want: []string{"seat-for-the-elderly"}},
 			{q: "!!", not: []string{"seat-for-the-elderly"}},
+			// A one-letter word that is not the last matches only itself
+			// (Spanish "a"); the last word is a prefix however short.
+			{q: "a autobus", want: []string{"seat-for-the-elderly"}, not: []string{"bus-driver-friend"}},
+			{q: "bus d", want: []string{"seat-for-the-elderly", "bus-driver-friend"}},
+			// Repeated words and other separators find the same.
+			{q: "bus,bus;;DRIVER", want: []string{"bus-driver-friend"}, not: []string{"seat-for-the-elderly"}},
 		}
 		for _, tc := range tests {
 			got, _ := search(tc.q)
@@ -114,6 +128,117 @@ func TestSearch(t *testing.T) {
 			t.Errorf("200 characters: %d", r.status)
 		}
 	})
+}
+
+// searchEnv serves lines from SQLite with a metrics registry, so a test
+// can read the search counters.
+func searchEnv(t *testing.T, lines []string) (*env, *prometheus.Registry) {
+	e := newEnv(t, loader.SQLite, lines)
+	reg := prometheus.NewRegistry()
+	api, err := httpapi.New(httpapi.Options{Store: e.store, CacheBytes: 8 << 20, Now: e.clock.Now, Metrics: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.api, e.srv = api, httptest.NewServer(api.Handler())
+	t.Cleanup(func() { e.srv.Close(); api.Close() })
+	return e, reg
+}
+
+// The shapes that cost 10-100x an ordinary search are refused with a 400
+// that says why, or answered within the work bound.
+func TestSearchBoundedCost(t *testing.T) {
+	e, reg := searchEnv(t, fixtureLines())
+	refused := []struct{ q, why string }{
+		{strings.TrimSpace(strings.Repeat("a b c d e f g h i j k l m n o p q r s t u v w x y z ", 8))[:199], "at most 10"},
+		{"ab cd ef gh ij kl mn op qr st uv wx yz ba dc fe hg ji lk nm po rq ts vu xw zy", "at most 10"},
+		{"a.b,c;d e", "at least 2 letters"},
+		{"a!", "at least 2 letters"},
+		{"y o", "at least 2 letters"},
+		{"bus driver the elderly seat friends with on to up their", "at most 10"},
+	}
+	for _, tc := range refused {
+		r := e.get("/api/public/search?q=" + url.QueryEscape(tc.q))
+		mustStatus(t, r, 400, "invalid_parameter")
+		if r.json["param"] != "q" || !strings.Contains(r.json["detail"].(string), tc.why) {
+			t.Errorf("%q: %s, want a detail saying %q", tc.q, r.body, tc.why)
+		}
+	}
+	if n := counter(t, reg, "flagpole_search_runs_total"); n != 0 {
+		t.Errorf("refused queries ran %v searches", n)
+	}
+	// Accepted: many words, repeated words, long and short, up to the
+	// length limit; each within the bound.
+	budget := float64(memstore.SearchBudget(e.store.Snapshot().Len()))
+	for _, q := range []string{
+		strings.Repeat("ab ", 66) + "ab",
+		strings.TrimSpace(strings.Repeat("bus the a e ", 16)),
+		"the to on a e i o u y bu",
+		"e a el",
+	} {
+		before := counter(t, reg, "flagpole_search_work_total")
+		r := e.get("/api/public/search?q=" + url.QueryEscape(q))
+		mustStatus(t, r, 200, "")
+		if w := counter(t, reg, "flagpole_search_work_total") - before; w > budget {
+			t.Errorf("%q: work %v over the bound %v", q, w, budget)
+		}
+	}
+}
+
+// A query too broad for the bound gets a 400 that says so: 3,000 flags
+// that all have words starting with "co".
+func TestSearchTooBroad(t *testing.T) {
+	lines := fixtureLines()
+	words := []string{"coat", "cold", "cook", "corn", "cow", "cord", "code", "coin"}
+	for i := range 3000 {
+		w := func(k int) string { return words[(i+k)%len(words)] }
+		lines = append(lines, fx{id: fmt.Sprintf("g%04d", i), slug: fmt.Sprintf("broad-%d", i), cat: "SOCIAL", created: base,
+			text: [4]string{w(0) + " " + w(1), w(2) + " " + w(3), w(4) + " " + w(5), w(6) + " mavi " + w(7)}}.line())
+	}
+	e, reg := searchEnv(t, lines)
+	r := e.get("/api/public/search?q=co")
+	mustStatus(t, r, 400, "invalid_parameter")
+	if r.json["param"] != "q" || !strings.Contains(r.json["detail"].(string), "too broad") {
+		t.Errorf("co: %s", r.body)
+	}
+	if n := counter(t, reg, "flagpole_search_refused_total"); n != 1 {
+		t.Errorf("refused %v, want 1", n)
+	}
+	// Narrower queries over the same flags are answered.
+	for _, q := range []string{"coat", "mavi coat", "cow cor"} {
+		r := e.get("/api/public/search?q=" + url.QueryEscape(q))
+		mustStatus(t, r, 200, "")
+		if r.json["total"].(float64) == 0 {
+			t.Errorf("%q finds nothing", q)
+		}
+	}
+}
+
+// Queries that differ only in separators, case, diacritics, word order,
+// repeated words or limit share one run of the index; each echoes its q.
+func TestSearchCacheNormalisedQuery(t *testing.T) {
+	e, reg := searchEnv(t, fixtureLines())
+	var first []string
+	for i, q := range []string{"yasli otobus", "YAŞLI,,,otobüs", "otobüs  yaşlı", "yasli;otobus;yasli", "Yasli--Otobus"} {
+		for _, limit := range []string{"", "&limit=1", "&limit=50"} {
+			r := e.get("/api/public/search?q=" + url.QueryEscape(q) + limit)
+			mustStatus(t, r, 200, "")
+			if r.json["q"] != q {
+				t.Errorf("q echoed as %q, want %q", r.json["q"], q)
+			}
+			got := slugs(data(t, r))
+			if i == 0 && limit == "" {
+				first = got
+			} else if limit == "" && !slices.Equal(got, first) {
+				t.Errorf("%q: %v, want %v", q, got, first)
+			}
+		}
+	}
+	if len(first) == 0 {
+		t.Fatal("yasli otobus finds nothing")
+	}
+	if n := counter(t, reg, "flagpole_search_runs_total"); n != 1 {
+		t.Errorf("%v runs of the index, want 1", n)
+	}
 }
 
 func total(it map[string]any) float64 { return it["votes"].(map[string]any)["total"].(float64) }

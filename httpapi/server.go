@@ -65,6 +65,8 @@ type API struct {
 	anonDetail string
 	proxies    []netip.Prefix
 	stop       chan struct{}
+	// searches runs search queries and keeps their results.
+	searches *searches
 }
 
 // New builds the API and its route table.
@@ -104,6 +106,9 @@ func New(opt Options) (*API, error) {
 			"wait Retry-After seconds, or send a key", opt.AnonRateLimit)
 	}
 	a.metrics = newMetrics(opt.Metrics, a)
+	if a.searches, err = newSearches(opt.CacheBytes/4, opt.Metrics); err != nil {
+		return nil, err
+	}
 	a.engine = a.routes()
 	go a.sweepLoop()
 	return a, nil
@@ -125,6 +130,7 @@ func (a *API) Close() {
 	}
 	a.cache.close()
 	a.views.close()
+	a.searches.close()
 }
 
 // routes registers every route and the middleware, in order.

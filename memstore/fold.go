@@ -57,7 +57,12 @@ func foldRune(dst []byte, r rune) []byte {
 	if unicode.Is(unicode.Mn, r) {
 		return dst
 	}
-	return utf8.AppendRune(dst, unicode.ToLower(r))
+	if lr := unicode.ToLower(r); lr != r {
+		// The lower case may fold further: the Angstrom sign's is å,
+		// the Kelvin sign's k.
+		return foldRune(dst, lr)
+	}
+	return utf8.AppendRune(dst, r)
 }
 
 // isWordRune reports whether r belongs to a word; everything else separates

@@ -3,16 +3,26 @@ package memstore
 import (
 	"slices"
 	"sort"
+	"unicode/utf8"
 )
 
 // trie is a byte-wise prefix trie over one language's folded vocabulary.
 // Each node knows the range [lo, hi) of the sorted vocabulary that starts
-// with its prefix, so a prefix lookup is a walk of len(prefix) steps.
+// with its prefix, so a prefix lookup is a walk of len(prefix) steps, and
+// the number of postings under a prefix is off[hi] - off[lo]: a search
+// knows what a word costs before it reads a posting.
 type trie struct {
-	vocab    []string  // sorted, unique folded words
-	postings [][]int32 // per word: ascending flag indices, all in one array
-	nodes    []trieNode
-	edges    []trieEdge // each node's children, contiguous, ordered by byte
+	vocab []string // sorted, unique folded words
+	runes []uint16 // per word: its length in code points (at most 65535)
+	// The postings of word v are all[off[v]:off[v+1]]: ascending flag
+	// indices, every word's in one array.
+	all []int32
+	off []int32
+	// pos maps a lexicon id to its index in vocab, or -1: a flag's own
+	// word ids tell in one step whether it has a word in a range.
+	pos   []int32
+	nodes []trieNode
+	edges []trieEdge // each node's children, contiguous, ordered by byte
 }
 
 type trieNode struct {
@@ -45,20 +55,26 @@ func buildTrie(n int, lexicon []string, wordsOf func(i int) []uint32) *trie {
 		}
 	}
 	sort.Slice(ids, func(a, b int) bool { return lexicon[ids[a]] < lexicon[ids[b]] })
-	t := &trie{vocab: make([]string, len(ids)), postings: make([][]int32, len(ids))}
-	all := make([]int32, total)
+	t := &trie{vocab: make([]string, len(ids)), runes: make([]uint16, len(ids)), off: make([]int32, len(ids)+1),
+		all: make([]int32, total), pos: make([]int32, len(lexicon))}
+	for i := range t.pos {
+		t.pos[i] = -1
+	}
 	next := counts // reused: the next free position of each word's list
 	at := int32(0)
 	for k, id := range ids {
 		t.vocab[k] = lexicon[id]
+		t.runes[k] = uint16(min(utf8.RuneCountInString(lexicon[id]), 1<<16-1))
+		t.pos[id] = int32(k)
 		c := next[id]
-		t.postings[k] = all[at : at+c : at+c]
+		t.off[k] = at
 		next[id] = at
 		at += c
 	}
+	t.off[len(ids)] = at
 	for i := 0; i < n; i++ {
 		for _, w := range wordsOf(i) {
-			all[next[w]] = int32(i)
+			t.all[next[w]] = int32(i)
 			next[w]++
 		}
 	}
@@ -66,6 +82,9 @@ func buildTrie(n int, lexicon []string, wordsOf func(i int) []uint32) *trie {
 	t.fill(0, 0)
 	return t
 }
+
+// postings returns the flags that have vocabulary word v.
+func (t *trie) postings(v int32) []int32 { return t.all[t.off[v]:t.off[v+1]] }
 
 // fill creates the children of node, whose prefix has length depth.
 func (t *trie) fill(node int32, depth int) {
@@ -105,3 +124,15 @@ func (t *trie) prefixRange(p string) (lo, hi int32) {
 	}
 	return t.nodes[n].lo, t.nodes[n].hi
 }
+
+// wordRange returns the range holding exactly the word w, or an empty one.
+func (t *trie) wordRange(w string) (lo, hi int32) {
+	lo, hi = t.prefixRange(w)
+	if lo < hi && t.vocab[lo] == w {
+		return lo, lo + 1
+	}
+	return 0, 0
+}
+
+// cost is the number of postings of the words in [lo, hi).
+func (t *trie) cost(lo, hi int32) int { return int(t.off[hi] - t.off[lo]) }

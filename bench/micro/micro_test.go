@@ -12,6 +12,7 @@
 package micro_test
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -22,11 +23,14 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/flagpole/flagpole/httpapi"
 	"github.com/flagpole/flagpole/httpapi/ratelimit"
@@ -79,7 +83,7 @@ var (
 )
 
 // data builds the synthetic data set, its snapshot and the query set once.
-func data(b *testing.B) *dataset {
+func data(b testing.TB) *dataset {
 	dsOnce.Do(func() {
 		rng := rand.New(rand.NewPCG(42, 7))
 		d := &dataset{}
@@ -248,21 +252,6 @@ func BenchmarkListDeepOffset(b *testing.B) {
 	}
 }
 
-func BenchmarkSearchRotating(b *testing.B) {
-	d := data(b)
-	b.ReportAllocs()
-	i := 0
-	hits := 0
-	for b.Loop() {
-		h, _ := d.snap.Search(d.queries[i%len(d.queries)], 20)
-		hits += len(h)
-		i++
-	}
-	if hits == 0 {
-		b.Fatal("no query found anything")
-	}
-}
-
 func BenchmarkLimiterAllow(b *testing.B) {
 	l := ratelimit.NewLocal()
 	keys := []string{"k1", "k2", "k3", "k4"}
@@ -306,6 +295,11 @@ func apiWithCache(b *testing.B, cacheBytes int64) http.Handler {
 // serveAll runs one request per iteration over paths in turn, in
 // parallel as wrk's connections do.
 func serveAll(b *testing.B, h http.Handler, paths []string, header map[string]string) {
+	serveAllStatus(b, h, paths, header, http.StatusOK)
+}
+
+// serveAllStatus is serveAll for answers of status want.
+func serveAllStatus(b *testing.B, h http.Handler, paths []string, header map[string]string, want int) {
 	reqs := make([]*http.Request, len(paths))
 	for i, p := range paths {
 		reqs[i] = httptest.NewRequest("GET", p, nil)
@@ -328,7 +322,7 @@ func serveAll(b *testing.B, h http.Handler, paths []string, header map[string]st
 			}
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, r)
-			if w.Code != http.StatusOK {
+			if w.Code != want {
 				b.Fatalf("%s: %d %s", base.URL, w.Code, w.Body.String())
 			}
 			i++
@@ -367,17 +361,242 @@ func BenchmarkHTTPFlag(b *testing.B) {
 	serveAll(b, h, paths, nil)
 }
 
-func searchPaths(b *testing.B) []string {
+// ordinaryQueries are the queries of the data set the API answers: the
+// rules refuse the few that match most flags (a 2-letter syllable alone).
+func ordinaryQueries(b testing.TB) []string {
 	d := data(b)
-	paths := make([]string, len(d.queries))
-	for i, q := range d.queries {
-		paths[i] = "/api/public/search?q=" + url.QueryEscape(q)
+	var out []string
+	for _, q := range d.queries {
+		if pq, err := memstore.ParseQuery(q); err == nil {
+			if _, err := d.snap.Find(pq, 20); err == nil {
+				out = append(out, q)
+			}
+		}
+	}
+	return out
+}
+
+func searchPaths(b *testing.B) []string {
+	var paths []string
+	for _, q := range ordinaryQueries(b) {
+		paths = append(paths, "/api/public/search?q="+url.QueryEscape(q))
 	}
 	return paths
 }
 
 func BenchmarkHTTPSearch(b *testing.B) { serveAll(b, api(b), searchPaths(b), nil) }
 
+// BenchmarkHTTPSearchWorst is BenchmarkHTTPSearchNoCache for each of
+// worstQueries: what the most expensive requests cost over HTTP.
+func BenchmarkHTTPSearchWorst(b *testing.B) {
+	h := apiWithCache(b, 0)
+	for _, w := range worstQueries(b) {
+		want := http.StatusOK
+		if strings.HasPrefix(w.name, "refused-") {
+			want = http.StatusBadRequest
+		}
+		b.Run(w.name, func(b *testing.B) {
+			serveAllStatus(b, h, []string{"/api/public/search?q=" + url.QueryEscape(w.q)}, nil, want)
+		})
+	}
+}
+
+// BenchmarkHTTPSearchSeparators sends the broadest accepted ten words with
+// 600 different separators: with the cache on, they share one run.
+func BenchmarkHTTPSearchSeparators(b *testing.B) {
+	var q string
+	for _, w := range worstQueries(b) {
+		if w.name == "broadest-accepted-ten-words" {
+			q = w.q
+		}
+	}
+	seps := []string{" ", ",", ";", "  ", "-", ".", "/", "+", "\t", "!"}
+	var paths []string
+	for i := range 600 {
+		words := strings.Fields(q)
+		var sb strings.Builder
+		for k, w := range words {
+			if k > 0 {
+				sb.WriteString(seps[(i/(k*k+1)+k)%len(seps)])
+			}
+			sb.WriteString(w)
+		}
+		paths = append(paths, "/api/public/search?q="+url.QueryEscape(sb.String()+strings.Repeat(" ", i/60)))
+	}
+	serveAll(b, api(b), paths, nil)
+}
+
 // BenchmarkHTTPSearchNoCache runs every search: what a rotating query set
 // larger than the cache costs.
 func BenchmarkHTTPSearchNoCache(b *testing.B) { serveAll(b, apiWithCache(b, 0), searchPaths(b), nil) }
+
+// prefixLoad counts, over the data set, the flags that have a word
+// starting with each folded prefix of n letters (any language): the
+// postings a search for that prefix unions.
+func prefixLoad(d *dataset, n int) []string {
+	count := map[string]int{}
+	for i := range d.inputs {
+		seen := map[string]bool{}
+		for _, t := range d.inputs[i].Text {
+			for _, w := range memstore.Words(t) {
+				r := []rune(w)
+				if len(r) < n {
+					continue
+				}
+				p := string(r[:n])
+				if !seen[p] {
+					seen[p] = true
+					count[p]++
+				}
+			}
+		}
+	}
+	var ps []string
+	for p := range count {
+		ps = append(ps, p)
+	}
+	slices.SortFunc(ps, func(a, b string) int { return cmp.Or(count[b]-count[a], strings.Compare(a, b)) })
+	return ps
+}
+
+// fill joins words (cycling) with sep up to 200 characters.
+func fill(words []string, sep string) string {
+	var b strings.Builder
+	for i := 0; ; i++ {
+		w := words[i%len(words)]
+		if utf8.RuneCountInString(b.String())+len(sep)+utf8.RuneCountInString(w) > 200 {
+			return b.String()
+		}
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(w)
+	}
+}
+
+// worstQueries are the most expensive queries of the report (one-
+// and two-letter words up to the 200-character limit, a lone one-letter
+// prefix: refused now) and the most expensive the rules still answer: the
+// broadest prefix and the broadest ten words under the work bound, and
+// ten long words up to the length limit.
+func worstQueries(b testing.TB) []struct{ name, q string } {
+	d := data(b)
+	one, two, three := prefixLoad(d, 1), prefixLoad(d, 2), prefixLoad(d, 3)
+	// heaviest is the accepted candidate that takes the most work.
+	heaviest := func(cands []string) string {
+		best, most := "", -1
+		for _, q := range cands {
+			pq, err := memstore.ParseQuery(q)
+			if err != nil {
+				continue
+			}
+			if r, err := d.snap.Find(pq, 20); err == nil && r.Work > most {
+				best, most = q, r.Work
+			}
+		}
+		if most < 0 {
+			b.Fatal("no candidate is accepted")
+		}
+		return best
+	}
+	var tens, longs []string
+	for k := 0; k+10 <= len(three); k++ {
+		tens = append(tens, strings.Join(three[k:k+10], " "))
+	}
+	for k := 0; k+10 <= len(d.vocab[1]); k += 10 {
+		var ws []string
+		for _, w := range d.vocab[1][k : k+10] {
+			ws = append(ws, memstore.Fold(w)[:min(len(w), 18)])
+		}
+		if q := strings.Join(ws, " "); utf8.RuneCountInString(q) <= 200 {
+			longs = append(longs, q)
+		}
+	}
+	return []struct{ name, q string }{
+		{"refused-one-letter-words-200", fill(one, " ")},
+		{"refused-two-letter-words-200", fill(two, " ")},
+		{"refused-lone-one-letter", one[0] + "."},
+		{"refused-broadest-prefix", two[0]},
+		{"broadest-accepted-prefix", heaviest(append(two, three...))},
+		{"broadest-accepted-ten-words", heaviest(tens)},
+		{"ten-long-words", heaviest(longs)},
+	}
+}
+
+// cpuTime is the CPU time (user and system) the process has used: on
+// shared cores it tells the cost of an operation better than wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// searchBench runs queries in turn, reporting CPU ns/op and the index's
+// work per query (postings read and words compared: what the search
+// budget bounds) besides ns/op.
+func searchBench(b *testing.B, queries []string) {
+	d := data(b)
+	parsed := make([]memstore.Query, len(queries))
+	for i, q := range queries {
+		parsed[i], _ = memstore.ParseQuery(q)
+	}
+	b.ReportAllocs()
+	work, i := 0, 0
+	b.ResetTimer()
+	start := cpuTime()
+	for b.Loop() {
+		k := i % len(queries)
+		if _, err := memstore.ParseQuery(queries[k]); err == nil {
+			r, _ := d.snap.Find(parsed[k], 20)
+			work += r.Work
+		}
+		i++
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(work)/float64(b.N), "work/op")
+}
+
+// BenchmarkListWorst is /flags at its most expensive: filters whose
+// lists must be intersected, at the deepest offset with the largest
+// limit (the snapshot walks the shortest list to the page), and a region
+// with no flag.
+func BenchmarkListWorst(b *testing.B) {
+	d := data(b)
+	cases := []struct {
+		name string
+		q    memstore.ListQuery
+	}{
+		{"default", memstore.ListQuery{Sort: memstore.SortNet, Limit: 20}},
+		{"every-filter-deepest-limit100", memstore.ListQuery{Sort: memstore.SortControversial, Desc: true,
+			HasCategory: true, Category: 3, HasDominant: true, Dominant: memstore.Yellow, HasRegion: true, Limit: 100}},
+		{"world+dominant-deepest-limit100", memstore.ListQuery{Sort: memstore.SortNewest, Desc: true,
+			HasDominant: true, Dominant: memstore.Red, HasRegion: true, Limit: 100}},
+		{"deepest-limit100", memstore.ListQuery{Sort: memstore.SortTotal, Desc: true, Limit: 100}},
+		{"region-with-no-flag", memstore.ListQuery{Sort: memstore.SortNet, HasRegion: true, Region: "AQ", Limit: 100}},
+	}
+	for _, c := range cases {
+		if _, total := d.snap.List(c.q); c.name != "default" {
+			c.q.Offset = max(total-c.q.Limit, 0)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			start := cpuTime()
+			for b.Loop() {
+				d.snap.List(c.q)
+			}
+			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+// BenchmarkSearchRotating is the ordinary query: the data set's queries
+// in turn.
+func BenchmarkSearchRotating(b *testing.B) { searchBench(b, ordinaryQueries(b)) }
+
+// BenchmarkSearchWorst runs each of worstQueries: compare its cpu-ns/op
+// with BenchmarkSearchRotating's (the bound: at most 5x, under 2 ms).
+func BenchmarkSearchWorst(b *testing.B) {
+	for _, w := range worstQueries(b) {
+		b.Run(w.name, func(b *testing.B) { searchBench(b, []string{w.q}) })
+	}
+}

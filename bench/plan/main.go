@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -90,6 +91,9 @@ type kase struct {
 	name  string
 	paths []string
 	gzip  bool
+	// check, when not 0, is how many of the paths are checked (and so
+	// warm the caches) before wrk runs: the rest reach the server cold.
+	check int
 }
 
 var sorts = []string{"net", "total", "controversial", "newest"}
@@ -146,7 +150,9 @@ func main() {
 	}
 
 	var cases []kase
-	add := func(name string, gz bool, paths ...string) { cases = append(cases, kase{name, paths, gz}) }
+	add := func(name string, gz bool, paths ...string) {
+		cases = append(cases, kase{name: name, paths: paths, gzip: gz})
+	}
 	add("flags-default", false, api+"/flags")
 	var sortPages []string
 	for _, s := range sorts {
@@ -198,6 +204,32 @@ func main() {
 	}
 	add("flags-cat+dom-offset90", false, ps...)
 
+	// The most expensive /flags: every filter at once, or the two largest
+	// lists intersected, at the last page with limit=100; a region with
+	// no flag; an offset past the end.
+	ps = nil
+	for _, c := range categories {
+		for _, d := range dominants {
+			for _, r := range regions[:min(2, len(regions))] {
+				var pg page
+				q := "category=" + c + "&dominant=" + d + "&region=" + r
+				getJSON(api+"/flags?limit=1&"+q, &pg)
+				ps = append(ps, fmt.Sprintf("%s/flags?%s&sort=controversial&limit=100&offset=%d", api, q, max(pg.Total-100, 0)))
+			}
+		}
+	}
+	for _, d := range dominants {
+		var pg page
+		getJSON(api+"/flags?limit=1&region=world&dominant="+d, &pg)
+		ps = append(ps, fmt.Sprintf("%s/flags?region=world&dominant=%s&sort=newest&limit=100&offset=%d", api, d, max(pg.Total-100, 0)))
+	}
+	for _, srt := range sorts {
+		ps = append(ps, fmt.Sprintf("%s/flags?sort=%s&limit=100&offset=%d", api, srt, max(total-100, 0)),
+			fmt.Sprintf("%s/flags?sort=%s&limit=100&offset=%d", api, srt, total+1000),
+			api+"/flags?region=aq&limit=100&sort="+srt)
+	}
+	add("flags-worst", false, ps...)
+
 	ps = nil
 	for _, f := range flags[:min(*nSlugs, len(flags))] {
 		ps = append(ps, api+"/flag/"+url.PathEscape(f.Slug))
@@ -213,12 +245,28 @@ func main() {
 	}
 	add("trend", false, ps...)
 
-	queries := makeQueries(flags, *nQuery)
+	// The API refuses a search whose work would pass its bound (words
+	// common to most flags, such as "to the"): such queries are counted
+	// and replaced, so the case measures answered searches.
+	var queries []string
+	refused := 0
+	for _, q := range makeQueries(flags, *nQuery*3/2) {
+		if len(queries) == *nQuery {
+			break
+		}
+		if code, _, _, err := get(api+"/search?q="+url.QueryEscape(q), false); err == nil && code == http.StatusBadRequest {
+			refused++
+			continue
+		}
+		queries = append(queries, q)
+	}
 	ps = nil
 	for _, q := range queries {
 		ps = append(ps, api+"/search?q="+url.QueryEscape(q))
 	}
 	add("search", false, ps...)
+	addSearchWorst(add, flags, queries)
+	cases[len(cases)-1].check = 100
 	add("categories", false, api+"/categories")
 	add("regions", false, api+"/regions")
 	add("stats", false, api+"/stats")
@@ -259,7 +307,11 @@ func main() {
 				}
 			}()
 		}
-		for _, p := range c.paths {
+		checked := c.paths
+		if c.check > 0 {
+			checked = c.paths[:min(c.check, len(c.paths))]
+		}
+		for _, p := range checked {
 			work <- p
 		}
 		close(work)
@@ -269,7 +321,7 @@ func main() {
 		fail(err)
 	}
 	summary := map[string]any{"total": total, "defaultPageBytes": len(defBody), "regions": regions,
-		"slugs": min(*nSlugs, len(flags)), "queries": len(queries), "deepOffsets": deep,
+		"slugs": min(*nSlugs, len(flags)), "queries": len(queries), "searchesRefused": refused, "deepOffsets": deep,
 		"badPaths": bad, "badExamples": examples}
 	b, _ := json.Marshal(summary) // one line: bench/run keeps it as one record
 	if err := os.WriteFile(filepath.Join(*out, "plan.json"), b, 0o644); err != nil {
@@ -278,6 +330,99 @@ func main() {
 	for _, e := range examples {
 		fmt.Fprintln(os.Stderr, "plan: not 200:", e)
 	}
+}
+
+// addSearchWorst adds the most expensive searches the API answers:
+// "search-worst", 600 distinct queries of the shapes that cost most (the
+// sample's commonest 2- and 3-letter prefixes alone, up to ten of them
+// together, ten long words up to the 200-character limit; the API may
+// refuse some of them, those are left out), and "search-separators",
+// 30,000 queries that differ from one of 10 of them only in separators,
+// case and repeated words, of which only the first 100 are checked: the
+// rest reach the server cold, as a client that varies separators to miss
+// the response cache would send them.
+func addSearchWorst(add func(string, bool, ...string), flags []item, ordinary []string) {
+	count := map[string]int{}
+	for _, f := range flags {
+		for _, t := range f.Text {
+			seen := map[string]bool{}
+			for _, w := range words(fold(t)) {
+				for _, n := range []int{2, 3} {
+					if p := prefix(w, n); len([]rune(p)) == n && !seen[p] {
+						seen[p] = true
+						count[p]++
+					}
+				}
+			}
+		}
+	}
+	var common []string
+	for p := range count {
+		common = append(common, p)
+	}
+	sort.Slice(common, func(i, j int) bool {
+		return count[common[i]] > count[common[j]] || count[common[i]] == count[common[j]] && common[i] < common[j]
+	})
+	common = common[:min(80, len(common))]
+	rng := rand.New(rand.NewPCG(3, 4))
+	var cands []string
+	seen := map[string]bool{}
+	push := func(q string) {
+		if q != "" && !seen[q] && len([]rune(q)) <= 200 {
+			seen[q] = true
+			cands = append(cands, q)
+		}
+	}
+	for _, p := range common {
+		push(p)
+	}
+	for tries := 0; len(cands) < 1500 && tries < 100000; tries++ {
+		k := 2 + rng.IntN(9)
+		ws := make([]string, k)
+		for i := range ws {
+			ws[i] = common[rng.IntN(len(common))]
+		}
+		push(strings.Join(ws, " "))
+	}
+	for i := 0; i+10 <= len(ordinary) && len(cands) < 1800; i += 10 {
+		push(strings.Join(ordinary[i:i+10], " "))
+	}
+	var ok []string
+	for _, q := range cands {
+		if len(ok) == 600 {
+			break
+		}
+		if code, _, _, err := get(api+"/search?q="+url.QueryEscape(q), false); err == nil && code == http.StatusOK {
+			ok = append(ok, q)
+		}
+	}
+	var ps []string
+	for _, q := range ok {
+		ps = append(ps, api+"/search?q="+url.QueryEscape(q))
+	}
+	add("search-worst", false, ps...)
+	seps := []string{" ", ",", ";", "  ", "-", ".", "/", "+", "\t", "!", ", ", " - "}
+	ps = nil
+	for i := 0; len(ok) > 0 && i < 30000; i++ {
+		ws := strings.Fields(ok[i%min(10, len(ok))])
+		var b strings.Builder
+		for k, w := range ws {
+			if k > 0 {
+				b.WriteString(seps[rng.IntN(len(seps))])
+			}
+			if rng.IntN(2) == 0 {
+				w = strings.ToUpper(w)
+			}
+			b.WriteString(w)
+			if rng.IntN(4) == 0 {
+				b.WriteString(seps[rng.IntN(len(seps))] + w)
+			}
+		}
+		if q := b.String(); len([]rune(q)) <= 200 {
+			ps = append(ps, api+"/search?q="+url.QueryEscape(q))
+		}
+	}
+	add("search-separators", false, ps...)
 }
 
 // fold lowers s and strips the diacritics the contract names, as a client
