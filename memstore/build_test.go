@@ -17,8 +17,7 @@ type world struct {
 	rng     *rand.Rand
 	flags   map[string]FlagInput
 	changed []FlagInput
-	full    bool // a row was deleted: the loader reads everything again
-	next    int
+	full    bool     // a row was deleted: the loader reads everything again
 	regions []string // every region a flag has had
 	slugs   []string // every slug a flag has had
 	now     time.Time

@@ -105,7 +105,7 @@ func TestRedisPeek(t *testing.T) {
 	}
 	for i := 0; i < 3; i++ {
 		d, err := r.Peek(ctx, "k", 5, time.Now())
-		if err != nil || d.Used != 2 || d.Remaining != 3 || d.Reset.Sub(time.Now()) < 50*time.Second {
+		if err != nil || d.Used != 2 || d.Remaining != 3 || time.Until(d.Reset) < 50*time.Second {
 			t.Fatalf("after 2: %+v %v", d, err)
 		}
 	}
