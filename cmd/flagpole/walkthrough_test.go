@@ -125,6 +125,20 @@ func TestReadmeWalkthrough(t *testing.T) {
 		t.Fatalf("the curl line's URL %q: %v", m[2], err)
 	}
 	waitReady(t, s, "http://"+u.Host)
+	// /trend answers 503 until the trend history is loaded, a moment after
+	// readiness; a reader who has just read the printed key is past it.
+	s.waitFor(t, "a load of the trend history", time.Minute, func() []string {
+		_, body := get(t, "http://"+u.Host+"/readyz", "")
+		var r struct {
+			Snapshot struct {
+				TrendsLoaded bool `json:"trendsLoaded"`
+			} `json:"snapshot"`
+		}
+		if json.Unmarshal(body, &r) == nil && r.Snapshot.TrendsLoaded {
+			return []string{}
+		}
+		return nil
+	})
 
 	// curl as the reader has it, plus --fail-with-body (an HTTP error
 	// becomes exit 22, the body still shown) and the status of every
