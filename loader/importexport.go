@@ -2,7 +2,6 @@ package loader
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -65,34 +64,20 @@ func (db *DB) importLines(ctx context.Context, r io.Reader, progress func(lines 
 	bySlug := db.Rebind("SELECT id FROM flags WHERE slug = ?")
 	byID := db.Rebind("SELECT count(*) FROM flags WHERE id = ?")
 
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	line, n := 0, 0
-	for sc.Scan() {
-		line++
-		raw := bytes.TrimSpace(sc.Bytes())
-		if line == 1 {
-			raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
-		}
-		if len(raw) == 0 {
-			continue
-		}
-		f, err := parseRecord(raw)
-		if err != nil {
-			return 0, &LineError{Line: line, Err: err}
-		}
+	n := 0
+	err = eachRecord(r, progress, func(line int, f *flagRow) error {
 		var owner string
 		switch err := tx.GetContext(ctx, &owner, bySlug, f.Slug); {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
-			return 0, &LineError{Line: line, Err: err}
+			return err
 		case owner != f.ID:
 			var exists int
 			if err := tx.GetContext(ctx, &exists, byID, f.ID); err != nil {
-				return 0, &LineError{Line: line, Err: err}
+				return err
 			}
 			if exists > 0 {
-				return 0, &LineError{Line: line, Err: fmt.Errorf("slug %q already belongs to flag %s", f.Slug, owner)}
+				return fmt.Errorf("slug %q already belongs to flag %s", f.Slug, owner)
 			}
 			f.ID = owner // the slug names the flag to update
 		}
@@ -103,20 +88,18 @@ func (db *DB) importLines(ctx context.Context, r io.Reader, progress func(lines 
 		if _, err := upsert.ExecContext(ctx, f.ID, f.Slug, f.Status, f.Category, region,
 			f.Text[0], f.Text[1], f.Text[2], f.Text[3], f.Description[0], f.Description[1], f.Description[2], f.Description[3],
 			strings.Join(f.Contexts, ","), f.Red, f.Green, tsText(f.CreatedAt)); err != nil {
-			return 0, &LineError{Line: line, Err: err}
+			return err
 		}
 		for _, s := range f.Snapshots {
 			if _, err := snap.ExecContext(ctx, f.ID, dayText(s.Day), s.Red, s.Green); err != nil {
-				return 0, &LineError{Line: line, Err: err}
+				return err
 			}
 		}
 		n++
-		if progress != nil {
-			progress(line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return 0, &LineError{Line: line + 1, Err: err}
+		return nil
+	})
+	if err != nil {
+		return 0, err
 	}
 	if err := db.recordChange(ctx, tx, "import", ""); err != nil {
 		return 0, fmt.Errorf("import: %w", err)

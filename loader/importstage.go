@@ -1,8 +1,6 @@
 package loader
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -112,25 +110,10 @@ func (db *DB) stage(ctx context.Context, conn *sql.Conn, r io.Reader, ids *slugI
 	}()
 	w := newBatcher(ctx, conn, SQLite)
 	var lines []stagedLine
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		raw := bytes.TrimSpace(sc.Bytes())
-		if line == 1 {
-			raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
-		}
-		if len(raw) == 0 {
-			continue
-		}
-		f, err := parseRecord(raw)
-		if err != nil {
-			return nil, &LineError{Line: line, Err: err}
-		}
+	err := eachRecord(r, progress, func(line int, f *flagRow) error {
 		id, err := ids.resolve(f.ID, f.Slug)
 		if err != nil {
-			return nil, &LineError{Line: line, Err: err}
+			return err
 		}
 		ids.apply(id, f.Slug)
 		lines = append(lines, stagedLine{id: f.ID, slug: f.Slug, resolved: id})
@@ -141,20 +124,18 @@ func (db *DB) stage(ctx context.Context, conn *sql.Conn, r io.Reader, ids *slugI
 		if err := w.add("stage.import_flags", stageFlagCols, line, id, f.Slug, f.Status, f.Category, region,
 			f.Text[0], f.Text[1], f.Text[2], f.Text[3], f.Description[0], f.Description[1], f.Description[2], f.Description[3],
 			strings.Join(f.Contexts, ","), f.Red, f.Green, tsText(f.CreatedAt)); err != nil {
-			return nil, &LineError{Line: line, Err: err}
+			return err
 		}
 		for _, s := range f.Snapshots {
 			// A later line's day replaces an earlier one's, as in the database.
 			if err := w.add("stage.import_snapshots", stageSnapCols, id, dayText(s.Day), s.Red, s.Green); err != nil {
-				return nil, &LineError{Line: line, Err: err}
+				return err
 			}
 		}
-		if progress != nil {
-			progress(line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &LineError{Line: line + 1, Err: err}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := w.flush(); err != nil {
 		return nil, fmt.Errorf("import: staging: %w", err)

@@ -1,9 +1,12 @@
 package loader
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 	"time"
@@ -161,4 +164,42 @@ func record(f *flagRow) Record {
 		r.Snapshots = append(r.Snapshots, RecordSnapshot{At: at, Red: &sr, Green: &sg})
 	}
 	return r
+}
+
+// eachRecord reads r as JSON Lines and calls fn with each record and its
+// line number, skipping blank lines and a byte order mark; progress, when
+// not nil, is told each line handled. An error of a line, the record's or
+// fn's, comes back as a *LineError naming it.
+func eachRecord(r io.Reader, progress func(line int), fn func(line int, f *flagRow) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		raw := bytes.TrimSpace(sc.Bytes())
+		if line == 1 {
+			raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
+		}
+		if len(raw) == 0 {
+			continue
+		}
+		f, err := parseRecord(raw)
+		if err == nil {
+			err = fn(line, f)
+		}
+		if err != nil {
+			var le *LineError
+			if errors.As(err, &le) {
+				return err
+			}
+			return &LineError{Line: line, Err: err}
+		}
+		if progress != nil {
+			progress(line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return &LineError{Line: line + 1, Err: err}
+	}
+	return nil
 }
