@@ -2,8 +2,8 @@
 .PHONY: run test check build fuzz bench mutants
 
 # The tools the checks install when they are missing (pinned: a newer
-# staticcheck may find new things; 2026.2 is the one for Go 1.26).
-STATICCHECK_VERSION := 2026.2.2
+# staticcheck may find new things; v0.8.2 (release 2026.2.2) is one for Go 1.26).
+STATICCHECK_VERSION := v0.8.2
 GREMLINS_VERSION := v0.6.0
 GOBIN := $(shell go env GOPATH)/bin
 STATICCHECK := $(GOBIN)/staticcheck
