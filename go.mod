@@ -3,6 +3,7 @@ module github.com/flagpole/flagpole
 go 1.26.8
 
 require (
+	github.com/blevesearch/snowballstem v0.9.0
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/dgraph-io/ristretto/v2 v2.4.2
 	github.com/gin-contrib/cors v1.7.7

@@ -306,3 +306,69 @@ func TestDuplicateSlugRefused(t *testing.T) {
 		t.Fatalf("the swap changed the previous snapshot: x is %s", f.ID)
 	}
 }
+
+// A tick that brings new regions leaves the previous snapshot, which
+// requests may still be reading, as it was.
+func TestTickLeavesPreviousSnapshot(t *testing.T) {
+	mk := func(id, region string) FlagInput {
+		return FlagInput{ID: id, Slug: id, Approved: true, Category: "SOCIAL", Region: region,
+			Text: [NumLangs]string{"a", "b", "c", "d"}, Red: 1}
+	}
+	prev, err := Build(nil, Change{Full: true, Flags: []FlagInput{mk("a", "DE")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	regions := prev.Regions()
+	next, err := Build(prev, Change{Flags: []FlagInput{mk("b", "FR"), mk("c", "IT")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []string{"FR", "IT"} {
+		for _, q := range []ListQuery{{HasRegion: true, Region: r, Limit: 10},
+			{HasRegion: true, Region: r, HasCategory: true, Category: 7, Limit: 10}} {
+			if p, n := prev.List(q); n != 0 || p.Len() != 0 {
+				t.Errorf("the previous snapshot lists %d flags of %s", n, r)
+			}
+			if p, n := next.List(q); n != 1 || p.Len() != 1 {
+				t.Errorf("the new snapshot lists %d flags of %s", n, r)
+			}
+		}
+	}
+	if !slices.Equal(prev.Regions(), regions) {
+		t.Errorf("the previous snapshot's regions became %v", prev.Regions())
+	}
+}
+
+// A build of arenaMin flags or more carves them from arenas: their
+// descriptions and contexts cost no allocation each. A smaller one (a
+// tick) allocates each description and context list on its own, so that
+// a flag it replaces later keeps no neighbour alive.
+func TestBuildCarvesFromArena(t *testing.T) {
+	flags := func(n int, strs bool) []FlagInput {
+		out := make([]FlagInput, n)
+		for i := range out {
+			out[i] = FlagInput{ID: fmt.Sprintf("flg_%05d", i), Slug: fmt.Sprintf("s%05d", i), Approved: true,
+				Category: "SOCIAL", Text: [NumLangs]string{"a b", "c d", "e f", "g h"}, Red: int64(i % 7)}
+			if strs { // four descriptions and a list of contexts more per flag
+				for l := range out[i].Description {
+					d := fmt.Sprint("about ", i)
+					out[i].Description[l] = &d
+				}
+				out[i].Contexts = []string{"PEN_PAL", "TEAM", "CLUB", "CLASS"}
+			}
+		}
+		return out
+	}
+	perFlag := func(n int) float64 {
+		plain, more := flags(n, false), flags(n, true)
+		a := testing.AllocsPerRun(1, func() { Build(nil, Change{Full: true, Flags: plain}) })
+		b := testing.AllocsPerRun(1, func() { Build(nil, Change{Full: true, Flags: more}) })
+		return (b - a) / float64(n)
+	}
+	if got := perFlag(arenaMin); got > 1 {
+		t.Errorf("a build of %d flags: %.1f allocations per flag for its descriptions and contexts", arenaMin, got)
+	}
+	if got := perFlag(arenaMin - 1); got < 5 {
+		t.Errorf("a build of %d flags: %.1f allocations per flag for its descriptions and contexts, want 5", arenaMin-1, got)
+	}
+}

@@ -38,9 +38,12 @@ type Flag struct {
 	createdMS   int64
 	updatedMS   int64
 	// words are the ids (in the snapshot's lexicon) of the flag's distinct
-	// folded words; language l's are words[wordEnd[l-1]:wordEnd[l]].
+	// folded words; language l's are words[wordEnd[l-1]:wordEnd[l]]. The
+	// ids of its distinct stems follow: language l's are
+	// words[stemEnd[l-1]:stemEnd[l]], the first from wordEnd[NumLangs-1].
 	words   []uint32
 	wordEnd [NumLangs]uint16
+	stemEnd [NumLangs]uint16
 }
 
 // lexicon numbers every folded word the snapshots of one loader have seen.
@@ -48,9 +51,12 @@ type Flag struct {
 type lexicon struct {
 	ids   map[string]uint32
 	words []string
+	stems *stemCache
+	// stemScratch is newFlag's buffer of stem ids.
+	stemScratch []uint32
 }
 
-func newLexicon() *lexicon { return &lexicon{ids: map[string]uint32{}} }
+func newLexicon() *lexicon { return &lexicon{ids: map[string]uint32{}, stems: newStemCache()} }
 
 func (lx *lexicon) id(b []byte) uint32 {
 	if id, ok := lx.ids[string(b)]; ok {
@@ -70,6 +76,15 @@ func (f *Flag) wordsOf(l int) []uint32 {
 		lo = f.wordEnd[l-1]
 	}
 	return f.words[lo:f.wordEnd[l]]
+}
+
+// stemsOf returns the stem ids of language l.
+func (f *Flag) stemsOf(l int) []uint32 {
+	lo := f.wordEnd[NumLangs-1]
+	if l > 0 {
+		lo = f.stemEnd[l-1]
+	}
+	return f.words[lo:f.stemEnd[l]]
 }
 
 // Total is red + green.
@@ -113,45 +128,62 @@ func newFlag(in *FlagInput, cat Category, prev *Flag, lx *lexicon, a *arena) *Fl
 	}
 	f.Contexts = a.contexts(in.Contexts)
 	if prev != nil && prev.Text == in.Text {
-		f.words, f.wordEnd = prev.words, prev.wordEnd
+		f.words, f.wordEnd, f.stemEnd = prev.words, prev.wordEnd, prev.stemEnd
 		return f
 	}
 	ids := a.wordBuffer()
+	st := lx.stemScratch[:0]
+	var stEnd [NumLangs]int
 	for l := range in.Text {
-		ids = appendWordIDs(ids, in.Text[l], lx)
+		ids, st = appendWordIDs(ids, st, in.Text[l], Lang(l), lx)
 		f.wordEnd[l] = uint16(min(len(ids), 1<<16-1))
+		stEnd[l] = len(st)
 	}
-	f.words = a.keepWords(ids[:f.wordEnd[NumLangs-1]])
+	ids = ids[:f.wordEnd[NumLangs-1]]
+	from := 0
+	for l, end := range stEnd {
+		ids = append(ids, st[from:end]...)
+		f.stemEnd[l] = uint16(min(len(ids), 1<<16-1))
+		from = end
+	}
+	lx.stemScratch = st[:0]
+	f.words = a.keepWords(ids[:f.stemEnd[NumLangs-1]])
 	return f
 }
 
-// appendWordIDs appends the ids of the distinct folded words of s.
-func appendWordIDs(ids []uint32, s string, lx *lexicon) []uint32 {
-	start := len(ids)
+// appendWordIDs appends the ids of the distinct folded words of s to ids,
+// and the ids of their distinct stems in language l to stems.
+func appendWordIDs(ids, stems []uint32, s string, l Lang, lx *lexicon) ([]uint32, []uint32) {
+	start, stemStart := len(ids), len(stems)
 	var buf []byte
-	emit := func() {
+	from := -1 // where the current word starts in s
+	emit := func(to int) {
 		if len(buf) == 0 {
 			return
 		}
 		id := lx.id(buf)
+		sid := lx.stems.of(l, id, s[from:to], string(buf) == s[from:to])
 		buf = buf[:0]
-		for _, x := range ids[start:] {
-			if x == id {
-				return
-			}
+		if !slices.Contains(stems[stemStart:], sid) {
+			stems = append(stems, sid)
 		}
-		ids = append(ids, id)
+		if !slices.Contains(ids[start:], id) {
+			ids = append(ids, id)
+		}
 	}
-	for _, r := range s {
+	for i, r := range s {
 		if isWordRune(r) {
+			if from < 0 {
+				from = i
+			}
 			buf = foldRune(buf, r)
-		} else {
-			emit()
+		} else if from >= 0 {
+			emit(i)
+			from = -1
 		}
 	}
-	emit()
-	return ids
+	if from >= 0 {
+		emit(len(s))
+	}
+	return ids, stems
 }
-
-// TimeFormat is the contract's timestamp layout: UTC with milliseconds.
-const TimeFormat = "2006-01-02T15:04:05.000Z"

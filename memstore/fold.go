@@ -68,6 +68,9 @@ func foldRune(dst []byte, r rune) []byte {
 // isWordRune reports whether r belongs to a word; everything else separates
 // words.
 func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r|0x20 && r|0x20 <= 'z' || '0' <= r && r <= '9'
+	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
 }
 

@@ -59,7 +59,7 @@ func FuzzFold(f *testing.F) {
 		if len(q.words) > MaxQueryWords {
 			t.Fatalf("ParseQuery(%q) kept %d words", s, len(q.words))
 		}
-		q2, err := ParseQuery(strings.Join(words, " ; "))
+		q2, err := ParseQuery(strings.Join(RawWords(s), " ; "))
 		if err != nil || q2.Key() != q.Key() {
 			t.Fatalf("%q and its words with other separators: keys %q and %q (%v)", s, q.Key(), q2.Key(), err)
 		}

@@ -14,6 +14,9 @@ type QueryWord struct {
 	Text   string // folded
 	Prefix bool   // matches the words it starts; otherwise only itself
 	runes  int
+	// stems are the word's folded stems, by language (see Stem), from the
+	// word as first written.
+	stems [NumLangs]string
 }
 
 // Query is a search query as the index takes it: its distinct folded
@@ -44,12 +47,13 @@ func errTooBroad() error {
 //
 // A query with no word at all is valid and finds nothing.
 func ParseQuery(q string) (Query, error) {
-	ws := Words(q)
+	raws := RawWords(q)
 	var out Query
 	longest := 0
-	for i, w := range ws {
+	for i, raw := range raws {
+		w := Fold(raw)
 		n := utf8.RuneCountInString(w)
-		last := i == len(ws)-1
+		last := i == len(raws)-1
 		k := slices.IndexFunc(out.words, func(x QueryWord) bool { return x.Text == w })
 		if k >= 0 {
 			out.words[k].Prefix = out.words[k].Prefix || last
@@ -58,7 +62,11 @@ func ParseQuery(q string) (Query, error) {
 		if len(out.words) == MaxQueryWords {
 			return Query{}, &QueryError{Detail: "q has more than 10 different words; a search takes at most 10"}
 		}
-		out.words = append(out.words, QueryWord{Text: w, Prefix: last || n >= 2, runes: n})
+		qw := QueryWord{Text: w, Prefix: last || n >= 2, runes: n}
+		for l := range qw.stems {
+			qw.stems[l] = stemOf(Lang(l), raw)
+		}
+		out.words = append(out.words, qw)
 		longest = max(longest, n)
 	}
 	if len(out.words) > 0 && longest < 2 {
@@ -69,13 +77,18 @@ func ParseQuery(q string) (Query, error) {
 
 // Key is the query in a canonical form: two queries with the same key
 // find the same flags with the same ranks, whatever their separators,
-// case, diacritics, word order or repeated words.
+// case, word order or repeated words. A word whose stems are not all
+// itself has them after a ~, by language: diacritics count through them
+// (otobüsler has the Turkish stem otobus, otobusler only itself).
 func (q Query) Key() string {
 	keys := make([]string, len(q.words))
 	for i, w := range q.words {
 		keys[i] = w.Text
 		if w.Prefix {
 			keys[i] += "*"
+		}
+		if slices.ContainsFunc(w.stems[:], func(st string) bool { return st != w.Text }) {
+			keys[i] += "~" + strings.Join(w.stems[:], ",")
 		}
 	}
 	slices.Sort(keys)

@@ -39,10 +39,9 @@ const (
 	minRecall      = 0.9
 )
 
-// enforced are the kinds today's search must serve; the others (typo1,
-// typo2, stem) are measured and logged only, until the search learns
-// typos and stems: that work switches them on here.
-var enforced = map[string]bool{"exact": true, "folded": true, "prefix": true, "multiword": true, "dotted_i": true}
+// enforced are the kinds the search must serve: all of them.
+var enforced = map[string]bool{"exact": true, "folded": true, "prefix": true, "multiword": true, "dotted_i": true,
+	"typo1": true, "typo2": true, "stem": true}
 
 var kinds = []string{"exact", "folded", "prefix", "multiword", "dotted_i", "typo1", "typo2", "stem"}
 
@@ -194,6 +193,13 @@ func TestRelevance(t *testing.T) {
 		b.WriteByte('\n')
 	}
 	t.Log("\n" + b.String())
+	if testing.Verbose() {
+		for _, k := range kinds {
+			if len(misses[k]) > 0 {
+				t.Logf("%s misses:\n  %s", k, strings.Join(misses[k], "\n  "))
+			}
+		}
+	}
 	for _, k := range kinds {
 		if s := byKind[k]; s != nil && enforced[k] && s.recall < minRecall {
 			t.Errorf("%s: recall@%d %.3f, want at least %.2f; misses:\n  %s", k, topK, s.recall, minRecall,

@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 )
@@ -40,21 +41,20 @@ func searchRanks(s *Snapshot, q string) (ids []string, ranks []float64) {
 }
 
 // The rank, not the votes, orders the hits: a whole word ranks above a
-// longer word it starts, and the less of a word is left over, the higher.
-// The votes run the other way, so a rank that tells nothing apart fails.
+// word it starts, and of two prefix matches, the flag with the larger
+// share of its words matched ranks higher. The votes run the other way,
+// so a rank that tells nothing apart fails.
 func TestSearchRanksWholeWordsAbovePrefixes(t *testing.T) {
 	s := searchSnapshot(t,
-		[]string{"busdriver waves", "buses late", "the bus"},
+		[]string{"busdriver waves at us", "buses late", "the bus"},
 		[]int64{300, 200, 100})
 	ids, ranks := searchRanks(s, "bus")
-	want := []string{"flg_02", "flg_01", "flg_00"} // bus, buses, busdriver
+	want := []string{"flg_02", "flg_01", "flg_00"} // bus, buses (1 of 2 words), busdriver (1 of 4)
 	if fmt.Sprint(ids) != fmt.Sprint(want) {
 		t.Fatalf("bus: hits %v (ranks %v), want %v", ids, ranks, want)
 	}
-	for i := 1; i < len(ranks); i++ {
-		if ranks[i] >= ranks[i-1] {
-			t.Errorf("bus: ranks %v, want strictly decreasing", ranks)
-		}
+	if want := []float64{1331.25, 121.25, 121.125}; fmt.Sprint(ranks) != fmt.Sprint(want) {
+		t.Errorf("bus: ranks %v, want %v", ranks, want)
 	}
 }
 
@@ -74,14 +74,56 @@ func TestSearchRankSumsEveryWord(t *testing.T) {
 	for i, id := range ids {
 		byID[id] = ranks[i]
 	}
-	if byID["flg_01"] <= byID["flg_00"] {
-		t.Errorf("late call: whole words %v, not above a prefix %v", byID["flg_01"], byID["flg_00"])
+	want := map[string]float64{
+		"flg_00": 1331 + 121 + 0.5, // late exact, call a prefix of calls
+		"flg_01": 2*1331 + 0.5,
+		"flg_02": 2*1331 + 2.0/3/2, // both exact, two of its three words
 	}
-	if byID["flg_02"] != byID["flg_01"] {
-		t.Errorf("late call: %q ranks %v, want %v as %q (the best match of each word)",
-			"call calls late", byID["flg_02"], byID["flg_01"], "late call")
+	for id, r := range want {
+		if math.Abs(byID[id]-r) > 0.0006 {
+			t.Errorf("late call: %s ranks %v, want %v", id, byID[id], r)
+		}
+	}
+	if fmt.Sprint(ids) != "[flg_01 flg_02 flg_00]" {
+		t.Errorf("late call: hits %v, want [flg_01 flg_02 flg_00]", ids)
 	}
 	if _, one := searchRanks(s, "late"); len(one) != 3 || one[0] >= byID["flg_01"] {
 		t.Errorf("late: ranks %v, want below the two-word rank %v", one, byID["flg_01"])
+	}
+}
+
+// Exact before prefix before stem before typo, whatever the votes, and
+// the rank is the formula of Rank: one word, the flag's only word, so a
+// share of 1.
+func TestSearchRankOrdersKinds(t *testing.T) {
+	s := searchSnapshot(t,
+		[]string{"textimg", "texts", "textings", "texting", "texture"},
+		[]int64{500, 400, 300, 200, 100})
+	ids, ranks := searchRanks(s, "texting")
+	if want := "[flg_03 flg_02 flg_01 flg_00]"; fmt.Sprint(ids) != want {
+		t.Fatalf("texting: hits %v (ranks %v), want %v", ids, ranks, want)
+	}
+	if want := []float64{1331.5, 121.5, 11.5, 1.5}; fmt.Sprint(ranks) != fmt.Sprint(want) {
+		t.Errorf("texting: ranks %v, want %v", ranks, want)
+	}
+}
+
+// Ranks compare the counts of kinds in order: one more exact word beats
+// any number of prefix, stem and typo matches, one more prefix beats any
+// number of stems and typos, one more stem any number of typos.
+func TestSearchRankIsLexicographic(t *testing.T) {
+	s := searchSnapshot(t,
+		[]string{"latex textimg", "late texts", "late textimg", "latex texting", "late texting", "latex texts"},
+		[]int64{600, 500, 400, 300, 200, 100})
+	ids, ranks := searchRanks(s, "late texting")
+	// (exact, prefix, stem, typo): 04 (2,0,0,0), 03 (1,1,0,0), 01 (1,0,1,0),
+	// 02 (1,0,0,1), 05 (0,1,1,0), 00 (0,1,0,1).
+	if want := "[flg_04 flg_03 flg_01 flg_02 flg_05 flg_00]"; fmt.Sprint(ids) != want {
+		t.Fatalf("late texting: hits %v (ranks %v), want %v", ids, ranks, want)
+	}
+	for i := 1; i < len(ranks); i++ {
+		if ranks[i] >= ranks[i-1] {
+			t.Errorf("late texting: ranks %v, want strictly decreasing", ranks)
+		}
 	}
 }

@@ -1,142 +1,191 @@
 package memstore
 
-import "math"
+import (
+	"math"
+	"slices"
+)
+
+// The weights of the kinds of match in a flag's score: each query word
+// adds the weight of its best match. With at most MaxQueryWords (10)
+// words, each count is below 11, so the sum orders flags by their number
+// of exact matches, then prefix, then stem, then typo.
+var kindWeight = [numKinds]uint16{MatchExact: 1331, MatchPrefix: 121, MatchStem: 11, MatchTypo: 1}
+
+// rounds intersects the words of plans, cheapest first, and returns the
+// flags that match them all with their scores in sc.
+func (s *Snapshot) rounds(sc *searchScratch, plans []plan, budget int, res *SearchResult) ([]int32, error) {
+	ix := s.search
+	slices.SortStableFunc(plans, func(a, b plan) int { return a.union + a.nSrc - b.union - b.nSrc })
+	if sc.stamp > math.MaxUint32-2*MaxQueryWords {
+		for i := range sc.st {
+			sc.st[i].mark = 0
+		}
+		sc.stamp = 0
+	}
+	base := sc.stamp
+	sc.stamp += MaxQueryWords + 1
+	alive, next := sc.alive[:0], sc.next[:0]
+	defer func() { sc.alive, sc.next = alive[:0], next[:0] }()
+	for r := range plans {
+		p := &plans[r]
+		stamp := base + uint32(r) + 1
+		verify := len(alive) * ix.checkCost(p)
+		union := p.union + p.nSrc
+		// The matches left are ranked at the end: at most the postings
+		// read in round 0, at most the candidates after it.
+		rank := len(alive)
+		if r == 0 {
+			rank = p.union
+		}
+		if r == 0 || union <= verify {
+			if res.Work+union+rank > budget {
+				return nil, errTooBroad()
+			}
+			res.Work += union
+			alive, next = ix.unionRound(sc, p, r, stamp, alive, next)
+		} else {
+			if res.Work+verify+rank > budget {
+				return nil, errTooBroad()
+			}
+			res.Work += verify
+			alive, next = s.verifyRound(sc, p, stamp, alive, next)
+		}
+		if len(alive) == 0 {
+			return nil, nil
+		}
+	}
+	return alive, nil
+}
 
 // checkCost is what checking one candidate's words against p costs.
 func (ix *searchIndex) checkCost(p *plan) int {
 	c := 4 // reaching the flag
-	for l, sp := range p.spans {
-		if sp.lo < sp.hi {
+	for l, srcs := range p.words {
+		if len(srcs) > 0 {
+			c += ix.perFlag[l] * lookups(len(srcs))
+		}
+		if p.stem[l] >= 0 {
 			c += ix.perFlag[l]
 		}
 	}
 	return c
 }
 
+// see records that flag f has a match of weight w in language l for the
+// word of round r.
+func (sc *searchScratch) see(f int32, r int, stamp uint32, w uint16, l int, alive []int32) []int32 {
+	st := &sc.st[f]
+	switch {
+	case st.mark == stamp:
+		st.cur = max(st.cur, w)
+		st.langs |= 1 << l
+	case r == 0:
+		alive = append(alive, f)
+		*st = flagState{mark: stamp, cur: w, langs: 1 << l}
+	case st.mark == stamp-1:
+		st.mark, st.cur, st.langs = stamp, w, 1<<l
+	}
+	return alive
+}
+
+// keep adds the current word's match to f's score and counts.
+func (st *flagState) keep() {
+	st.score += st.cur
+	st.cnt += spread[st.langs]
+}
+
+// spread[b] has byte l set to 1 for each bit l of b.
+var spread = func() (t [1 << NumLangs]uint32) {
+	for b := range t {
+		for l := range NumLangs {
+			if b&(1<<l) != 0 {
+				t[b] |= 1 << (8 * l)
+			}
+		}
+	}
+	return t
+}()
+
 // unionRound reads the postings of p. In round 0 every flag found becomes
 // a candidate; later, only candidates found again survive.
 func (ix *searchIndex) unionRound(sc *searchScratch, p *plan, r int, stamp uint32, alive, next []int32) ([]int32, []int32) {
-	prev := stamp - 1
-	qr := p.w.runes
 	for l, t := range ix.tries {
-		sp := p.spans[l]
-		for v := sp.lo; v < sp.hi; v++ {
-			ws := wordScore(qr, int(t.runes[v]))
-			for _, f := range t.postings(v) {
-				switch m := sc.mark[f]; {
-				case m == stamp:
-					if ws > sc.cur[f] {
-						sc.cur[f] = ws
-					}
-				case r == 0 || m == prev:
-					if r == 0 {
-						alive = append(alive, f)
-					}
-					sc.mark[f] = stamp
-					sc.cur[f] = ws
+		for _, src := range p.words[l] {
+			w := kindWeight[src.kind]
+			for v := src.lo; v < src.hi; v++ {
+				for _, f := range t.postings(v) {
+					alive = sc.see(f, r, stamp, w, l, alive)
 				}
+			}
+		}
+		if v := p.stem[l]; v >= 0 {
+			for _, f := range ix.stems[l].postings(v) {
+				alive = sc.see(f, r, stamp, kindWeight[MatchStem], l, alive)
 			}
 		}
 	}
 	if r == 0 {
 		for _, f := range alive {
-			sc.score[f] = sc.cur[f]
+			sc.st[f].keep()
 		}
 		return alive, next
 	}
 	next = next[:0]
 	for _, f := range alive {
-		if sc.mark[f] == stamp {
-			sc.score[f] += sc.cur[f]
+		if st := &sc.st[f]; st.mark == stamp {
+			st.keep()
 			next = append(next, f)
 		}
 	}
 	return next, alive
 }
 
-// verifyRound keeps the candidates that have a word in p's spans, read
+// verifyRound keeps the candidates that have a word in p's sources, read
 // from each candidate's own words.
 func (s *Snapshot) verifyRound(sc *searchScratch, p *plan, stamp uint32, alive, next []int32) ([]int32, []int32) {
 	ix := s.search
-	qr := p.w.runes
 	next = next[:0]
 	for _, f := range alive {
 		fl := s.flags[f]
-		best := float32(0)
-		for l, t := range ix.tries {
-			sp := p.spans[l]
-			if sp.lo >= sp.hi {
-				continue
-			}
-			for _, id := range fl.wordsOf(l) {
-				if int(id) >= len(t.pos) {
-					continue
-				}
-				if v := t.pos[id]; v >= sp.lo && v < sp.hi {
-					best = max(best, wordScore(qr, int(t.runes[v])))
-				}
+		st := &sc.st[f]
+		st.cur, st.langs = 0, 0
+		for l := range ix.tries {
+			if w := ix.weightIn(fl, p, l); w > 0 {
+				st.cur = max(st.cur, w)
+				st.langs |= 1 << l
 			}
 		}
-		if best > 0 {
-			sc.mark[f] = stamp
-			sc.score[f] += best
+		if st.cur > 0 {
+			st.mark = stamp
+			st.keep()
 			next = append(next, f)
 		}
 	}
 	return next, alive
 }
 
-// top returns the best limit hits of alive: rank desc, total desc, id asc.
-func (s *Snapshot) top(sc *searchScratch, alive []int32, limit int) []SearchHit {
-	type cand struct {
-		rank float64
-		f    int32
+// weightIn is the weight of the best match of p among fl's words of
+// language l, 0 for none.
+func (ix *searchIndex) weightIn(fl *Flag, p *plan, l int) uint16 {
+	best := uint16(0)
+	if srcs := p.words[l]; len(srcs) > 0 {
+		t := ix.tries[l]
+		for _, id := range fl.wordsOf(l) {
+			if int(id) >= len(t.pos) || t.pos[id] < 0 {
+				continue
+			}
+			if k, ok := kindOf(srcs, t.pos[id]); ok {
+				best = max(best, kindWeight[k])
+			}
+		}
 	}
-	// Ties on rank are broken by place in the total desc, id asc order;
-	// reading it from each flag is a memory access per flag, so a large
-	// set reads it from a per-snapshot table instead.
-	if len(alive) > 4096 && (sc.tieGen != s.Gen || len(sc.tiePos) != len(s.flags)) {
-		if len(sc.tiePos) != len(s.flags) {
-			sc.tiePos = make([]int32, len(s.flags))
+	if v := p.stem[l]; v >= 0 && best < kindWeight[MatchStem] {
+		t := ix.stems[l]
+		for _, id := range fl.stemsOf(l) {
+			if int(id) < len(t.pos) && t.pos[id] == v {
+				best = kindWeight[MatchStem]
+			}
 		}
-		for i, f := range s.orders[listAll][SortTotal][1] {
-			sc.tiePos[f] = int32(i)
-		}
-		sc.tieGen = s.Gen
 	}
-	table := sc.tieGen == s.Gen && len(sc.tiePos) == len(s.flags)
-	tie := func(f int32) int64 {
-		if table {
-			return int64(sc.tiePos[f])
-		}
-		return -s.flags[f].Total()<<32 | int64(f)
-	}
-	top := make([]cand, 0, min(limit, len(alive)))
-	ties := make([]int64, 0, cap(top))
-	for _, f := range alive {
-		rank := math.Round(float64(sc.score[f])*1000) / 1000
-		n := len(top)
-		if n == limit && rank < top[n-1].rank {
-			continue
-		}
-		t := tie(f)
-		if n == limit && rank == top[n-1].rank && t > ties[n-1] {
-			continue
-		}
-		i := n
-		for i > 0 && (rank > top[i-1].rank || rank == top[i-1].rank && t < ties[i-1]) {
-			i--
-		}
-		if n < limit {
-			top, ties = append(top, cand{}), append(ties, 0)
-		}
-		copy(top[i+1:], top[i:len(top)-1])
-		copy(ties[i+1:], ties[i:len(ties)-1])
-		top[i], ties[i] = cand{rank, f}, t
-	}
-	hits := make([]SearchHit, len(top))
-	for i, c := range top {
-		hits[i] = SearchHit{Flag: s.flags[c.f], Rank: c.rank}
-	}
-	return hits
+	return best
 }

@@ -84,6 +84,13 @@ func (ks *KeySet) Len() int { return len(ks.byHash) }
 
 // Lookup finds the active key whose secret is token.
 func (ks *KeySet) Lookup(token string) (Key, bool) {
-	k, ok := ks.byHash[sha256.Sum256([]byte(token))]
+	// A key fits the buffer: hashing it then allocates nothing (a
+	// conversion of more than 32 bytes would).
+	var buf [64]byte
+	b := buf[:0]
+	if len(token) > len(buf) {
+		b = make([]byte, 0, len(token))
+	}
+	k, ok := ks.byHash[sha256.Sum256(append(b, token...))]
 	return k, ok
 }

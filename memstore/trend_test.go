@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -102,6 +103,207 @@ func TestIncrementalOrders(t *testing.T) {
 					t.Fatalf("tick %d sort %s dir %d: merged order differs from a full sort", tick, srt, dir)
 				}
 			}
+		}
+	}
+}
+
+// Days are counted in UTC from the Unix epoch; a point's time is the start
+// of its day.
+func TestTrendDays(t *testing.T) {
+	at := time.Date(2026, 11, 23, 23, 59, 59, 0, time.FixedZone("", -3*3600)) // 02:59:59 UTC on the 24th
+	if d := DayOf(at); d != 20781 {
+		t.Errorf("DayOf(%v) = %d, want 20781", at, d)
+	}
+	if got := (TrendPoint{Day: 20781}).At(); !got.Equal(time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)) || got.Location() != time.UTC {
+		t.Errorf("day 20781 starts at %v", got)
+	}
+	if DayOf(time.Unix(0, 0)) != 0 || DayOf(time.Unix(86399, 0)) != 0 || DayOf(time.Unix(86400, 0)) != 1 {
+		t.Error("the first days of the epoch")
+	}
+}
+
+// A series is trimmed when it starts more than trimSlack days before the
+// oldest day kept, not when it starts exactly trimSlack days before.
+func TestTrendTrimBoundary(t *testing.T) {
+	const oldest = 200
+	b := NewTrendBuilder(0)
+	b.Add([]byte("edge"), oldest-trimSlack, 1, 1)
+	b.Add([]byte("edge"), oldest, 2, 2)
+	b.Add([]byte("past"), oldest-trimSlack-1, 1, 1)
+	b.Add([]byte("past"), oldest, 2, 2)
+	built := b.Done()
+	if built.Update(nil, oldest-1) != built {
+		t.Error("Update without rows made a new Trends while no series starts more than trimSlack days before the oldest")
+	}
+	n := built.With(nil, oldest)
+	if got := n.Of("edge", 0, 1000); len(got) != 2 {
+		t.Errorf("a series starting %d days before the oldest: %v, want both days", trimSlack, got)
+	}
+	if got := n.Of("past", 0, 1000); len(got) != 1 || got[0].Day != oldest {
+		t.Errorf("a series starting %d days before the oldest: %v, want the oldest day only", trimSlack+1, got)
+	}
+	if n.Rows() != 3 {
+		t.Errorf("%d rows, want 3", n.Rows())
+	}
+}
+
+// trendModel is what Trends must answer: every flag's points by day.
+type trendModel map[string]map[int32]TrendPoint
+
+func (m trendModel) of(id string, from, to int32) []TrendPoint {
+	var out []TrendPoint
+	for d, p := range m[id] {
+		if from <= d && d <= to {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b TrendPoint) int { return int(a.Day - b.Day) })
+	return out
+}
+
+func (m trendModel) rows() int {
+	n := 0
+	for _, ps := range m {
+		n += len(ps)
+	}
+	return n
+}
+
+// with is With's rule: the rows replace or add their days, and a series
+// the rows touch, or one that starts more than trimSlack days before
+// oldest, keeps only the days from oldest on.
+func (m trendModel) with(rows []TrendRow, oldest int32) trendModel {
+	n := trendModel{}
+	touched := map[string]bool{}
+	for _, r := range rows {
+		touched[r.FlagID] = true
+	}
+	for id, ps := range m {
+		n[id] = maps.Clone(ps)
+		for d := range ps {
+			touched[id] = touched[id] || d < oldest-trimSlack
+		}
+	}
+	for _, r := range rows {
+		if n[r.FlagID] == nil {
+			n[r.FlagID] = map[int32]TrendPoint{}
+		}
+		n[r.FlagID][r.Day] = TrendPoint{Day: r.Day, Red: r.Red, Green: r.Green}
+	}
+	for id, ok := range touched {
+		if !ok {
+			continue
+		}
+		maps.DeleteFunc(n[id], func(d int32, _ TrendPoint) bool { return d < oldest })
+		if len(n[id]) == 0 {
+			delete(n, id)
+		}
+	}
+	return n
+}
+
+// news are the rows that add a day or change one.
+func (m trendModel) news(rows []TrendRow) []TrendRow {
+	var out []TrendRow
+	for _, r := range rows {
+		if ps := m.of(r.FlagID, r.Day, r.Day); len(ps) != 1 || ps[0].Red != r.Red || ps[0].Green != r.Green {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// stale reports whether a series starts more than trimSlack days before
+// oldest.
+func (m trendModel) stale(oldest int32) bool {
+	for _, ps := range m {
+		for d := range ps {
+			if d < oldest-trimSlack {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkTrends compares tr with the model: rows, size, and random windows
+// of every flag and of one unknown.
+func checkTrends(t *testing.T, rng *rand.Rand, ids []string, at string, tr *Trends, m trendModel) {
+	t.Helper()
+	if tr.Rows() != m.rows() {
+		t.Fatalf("%s: %d rows, want %d", at, tr.Rows(), m.rows())
+	}
+	if b := tr.Bytes(); b < 3*tr.Rows() || b > 24*tr.Rows() {
+		t.Fatalf("%s: %d bytes for %d rows", at, b, tr.Rows())
+	}
+	for _, id := range append(ids, "none") {
+		for range 8 {
+			from := int32(rng.IntN(260))
+			to := from + int32(rng.IntN(120)) - 10
+			got, want := tr.Of(id, from, to), m.of(id, from, to)
+			if !slices.Equal(got, want) && len(got)+len(want) > 0 {
+				t.Fatalf("%s: Of(%s, %d, %d) = %v, want %v", at, id, from, to, got, want)
+			}
+		}
+	}
+}
+
+// Random histories, built then updated day after day, answer as the model
+// does: every window of every flag, the number of rows, sharing when
+// nothing is new.
+func TestTrendsAgreeWithModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	ids := []string{"flg_a", "flg_b", "flg_c", "flg_d", "flg_e"}
+	point := func(day int32) TrendPoint {
+		// counts go up and down, sometimes far (deleted votes, big flags)
+		return TrendPoint{Day: day, Red: rng.Int64N(1<<uint(rng.IntN(42)+1)) - 3, Green: rng.Int64N(1 << uint(rng.IntN(42)+1))}
+	}
+	for seed := range 12 {
+		oldest := int32(20 + rng.IntN(40))
+		b, m := NewTrendBuilder(oldest), trendModel{}
+		buf := make([]byte, 0, 8)
+		for _, id := range ids[:1+seed%len(ids)] {
+			buf = append(buf[:0], id...) // a reused buffer, as the loader passes
+			day := int32(rng.IntN(80))
+			for range rng.IntN(40) {
+				p := point(day)
+				b.Add(buf, p.Day, p.Red, p.Green)
+				if day >= oldest && (len(m[id]) == 0 || m.of(id, day, 1<<30) == nil) {
+					if m[id] == nil {
+						m[id] = map[int32]TrendPoint{}
+					}
+					m[id][day] = p
+				}
+				day += int32(rng.IntN(4)) - 1 // sometimes repeated or back: ignored
+			}
+			buf[0] = 'X'
+		}
+		tr := b.Done()
+		checkTrends(t, rng, ids, fmt.Sprintf("seed %d built", seed), tr, m)
+		for day := range 100 {
+			oldest++
+			var rows []TrendRow
+			for range rng.IntN(4) {
+				id := ids[rng.IntN(len(ids))]
+				p := point(oldest + int32(rng.IntN(100)) - 5)
+				if ps := m.of(id, p.Day, p.Day); len(ps) == 1 && rng.IntN(2) == 0 {
+					p = ps[0] // the same as held: no news
+				}
+				rows = append(rows, TrendRow{FlagID: id, Day: p.Day, Red: p.Red, Green: p.Green})
+			}
+			news := m.news(rows) // Update leaves out the rows it holds already
+			var next *Trends
+			if rng.IntN(3) == 0 {
+				next, m = tr.With(rows, oldest), m.with(rows, oldest)
+			} else {
+				next = tr.Update(rows, oldest)
+				if shared := next == tr; shared != (len(news) == 0 && !m.stale(oldest)) {
+					t.Fatalf("seed %d day %d: Update shared %v with news %v, stale %v", seed, day, shared, news, m.stale(oldest))
+				}
+				m = m.with(news, oldest)
+			}
+			checkTrends(t, rng, ids, fmt.Sprintf("seed %d day %d", seed, day), next, m)
+			tr = next
 		}
 	}
 }
