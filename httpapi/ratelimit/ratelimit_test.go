@@ -173,3 +173,50 @@ func TestFallback(t *testing.T) {
 		t.Fatal("sharing did not resume after Redis returned")
 	}
 }
+
+// TestRedisThreeInstances: three limiters sharing Redis, as three
+// instances, under concurrent load over three keys (so batches mix keys
+// and repeat them): each key gets exactly its limit, no more, no less.
+func TestRedisThreeInstances(t *testing.T) {
+	url := loadertest.RedisURL(t)
+	p := prefix()
+	var ls []*ratelimit.Redis
+	for i := 0; i < 3; i++ {
+		l, err := ratelimit.NewRedis(ratelimit.RedisOptions{URL: url, Prefix: p, Timeout: 2 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ls = append(ls, l)
+	}
+	keys := []string{"x", "y", "z"}
+	limits := []int{50, 1, 120}
+	var ok [3]atomic.Int64
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := 0; i < 600; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			<-start
+			k := (i / 3) % 3
+			d, err := ls[i%3].Allow(context.Background(), keys[k], limits[k], time.Now())
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if d.Allowed {
+				ok[k].Add(1)
+			} else if d.Remaining != 0 || d.Used != limits[k] {
+				t.Errorf("refusal of %s: %+v", keys[k], d)
+			}
+		}(i)
+	}
+	close(start)
+	wg.Wait()
+	for k := range keys {
+		if ok[k].Load() != int64(limits[k]) {
+			t.Errorf("key %s: %d allowed across three instances, want exactly %d", keys[k], ok[k].Load(), limits[k])
+		}
+	}
+}

@@ -2,10 +2,7 @@ package ratelimit
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,44 +12,29 @@ import (
 
 var _ Limiter = (*Redis)(nil)
 
-// windowScript decides one request atomically, on Redis's own clock so
-// that every instance agrees: drop what left the window, count, add the
-// request when the budget allows, and report the time left until the
-// oldest request leaves. One round trip per request.
-var windowScript = redis.NewScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local win = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - win)
-local count = redis.call('ZCARD', KEYS[1])
-local allowed = 0
-if count < limit then
-  redis.call('ZADD', KEYS[1], now, ARGV[3])
-  count = count + 1
-  allowed = 1
-end
-redis.call('PEXPIRE', KEYS[1], win)
-local left = 0
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-if oldest[2] then left = tonumber(oldest[2]) + win - now end
-return {allowed, count, left}
-`)
-
-// peekScript reads a key's window without changing it.
+// peekScript reads a key's window (see batchScript) without changing it:
+// the count of its requests in the window, and the milliseconds until the
+// oldest leaves it.
 var peekScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local win = tonumber(ARGV[1])
-local count = redis.call('ZCOUNT', KEYS[1], '(' .. (now - win), '+inf')
-local left = 0
-local oldest = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - win), '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
-if oldest[2] then left = tonumber(oldest[2]) + win - now end
-return {count, left}
+local gone = 0
+while true do
+  local head = redis.call('LRANGE', KEYS[1], gone, gone + 7)
+  for j = 1, #head do
+    local ms = tonumber(head[j])
+    if ms > now - win then return {redis.call('LLEN', KEYS[1]) - gone - j + 1, ms + win - now} end
+  end
+  if #head < 8 then return {0, 0} end
+  gone = gone + 8
+end
 `)
 
-// Redis keeps one rolling window per key in a Redis sorted set, shared by
-// every instance that uses the same server and prefix. A key that Redis
+// Redis keeps one rolling window per key in Redis (see batchScript), shared by
+// every instance that uses the same server and prefix. The requests that
+// arrive while a round trip is in flight go together in the next one, a
+// single script call deciding them in order (see batchScript). A key that Redis
 // refused is refused locally until its reset time, without a round trip:
 // a refused request does not count, so the window cannot free a slot
 // before the oldest request leaves it, on any instance.
@@ -60,8 +42,7 @@ type Redis struct {
 	client  *redis.Client
 	prefix  string
 	timeout time.Duration
-	member  string // this instance's part of each member, so members never collide
-	seq     atomic.Uint64
+	batch   *batcher
 	refused sync.Map // key -> refusal: over the limit until reset
 	local   atomic.Int64
 }
@@ -96,14 +77,22 @@ func NewRedis(o RedisOptions) (*Redis, error) {
 	opt.MaxRetries = 0
 	opt.PoolSize = 64
 	opt.PoolTimeout = o.Timeout
-	var b [6]byte
-	rand.Read(b[:])
-	return &Redis{client: redis.NewClient(opt), prefix: o.Prefix, timeout: o.Timeout,
-		member: hex.EncodeToString(b[:])}, nil
+	r := &Redis{client: redis.NewClient(opt), prefix: o.Prefix, timeout: o.Timeout}
+	r.batch = newBatcher(r)
+	return r, nil
 }
 
-// Close closes the connections.
-func (r *Redis) Close() error { return r.client.Close() }
+// windowKey is the Redis key of key's window. Windows were sorted sets
+// under "rl:"; a list under its own name lets instances of both kinds run
+// side by side during an upgrade (each kind then keeps its own budget).
+func (r *Redis) windowKey(key string) string { return r.prefix + "rw:" + key }
+
+// Close stops the batches and closes the connections; a decision asked
+// afterwards fails.
+func (r *Redis) Close() error {
+	r.batch.close()
+	return r.client.Close()
+}
 
 // Ping checks that Redis answers and loads the script, so that the first
 // decision costs one round trip like every other.
@@ -113,7 +102,7 @@ func (r *Redis) Ping(ctx context.Context) error {
 	if err := r.client.Ping(ctx).Err(); err != nil {
 		return err
 	}
-	if err := windowScript.Load(ctx, r.client).Err(); err != nil {
+	if err := batchScript.Load(ctx, r.client).Err(); err != nil {
 		return err
 	}
 	return peekScript.Load(ctx, r.client).Err()
@@ -146,25 +135,16 @@ func (r *Redis) Sweep(now time.Time) {
 	})
 }
 
-// Allow spends one request of key's budget in Redis.
-func (r *Redis) Allow(ctx context.Context, key string, limit int, now time.Time) (Decision, error) {
+// Allow spends one request of key's budget in Redis, in the next batch.
+func (r *Redis) Allow(_ context.Context, key string, limit int, now time.Time) (Decision, error) {
 	if d, ok := r.refusedUntil(key, limit, now); ok {
 		r.local.Add(1)
 		return d, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
-	member := r.member + ":" + strconv.FormatUint(r.seq.Add(1), 36)
-	res, err := windowScript.Run(ctx, r.client, []string{r.prefix + "rl:" + key},
-		Window.Milliseconds(), limit, member).Int64Slice()
+	d, err := r.batch.decide(key, limit, now)
 	if err != nil {
-		return Decision{}, fmt.Errorf("redis rate limit: %w", err)
+		return Decision{}, err
 	}
-	if len(res) != 3 {
-		return Decision{}, fmt.Errorf("redis rate limit: unexpected answer %v", res)
-	}
-	d := Decision{Allowed: res[0] == 1, Limit: limit, Remaining: max(limit-int(res[1]), 0), Used: int(res[1]),
-		Reset: now.Add(time.Duration(res[2]) * time.Millisecond)}
 	if !d.Allowed {
 		r.refused.Store(key, &refusal{limit: limit, used: d.Used, reset: d.Reset})
 	}
@@ -178,7 +158,7 @@ func (r *Redis) Peek(ctx context.Context, key string, limit int, now time.Time) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	res, err := peekScript.Run(ctx, r.client, []string{r.prefix + "rl:" + key}, Window.Milliseconds()).Int64Slice()
+	res, err := peekScript.Run(ctx, r.client, []string{r.windowKey(key)}, Window.Milliseconds()).Int64Slice()
 	if err != nil {
 		return Decision{}, fmt.Errorf("redis rate limit: %w", err)
 	}
