@@ -68,7 +68,7 @@ func encodeFlag(b []byte, f *memstore.Flag) ([]byte, flagJSON) {
 	b = append(b, '"')
 	e.searchCut = int32(len(b) - start)
 	b = append(b, `,"createdAt":"`...)
-	b = f.CreatedAt().AppendFormat(b, memstore.TimeFormat)
+	b = f.CreatedAt().AppendFormat(b, TimeFormat)
 	b = append(b, '"')
 	e.itemEnd = int32(len(b) - start)
 	b = append(b, `,"contexts":[`...)

@@ -44,6 +44,12 @@ func FuzzQueryParams(f *testing.F) {
 		{3, "", "q=%CC%81%CC%81&limit=1"},
 		{0, "", "category=social&dominant=green&region=tr&sort=controversial&order=asc&limit=100&offset=9007199254740991"},
 		{0, "", "region=aq&limit=100&offset=0"},
+		// Search's filters, language and paging.
+		{3, "", "q=bus&category=cultural&region=world&dominant=yellow&lang=en&offset=1&limit=1"},
+		{3, "", "q=otobus&lang=tr&offset=9007199254740992"},
+		{3, "", "q=bus&lang=EN&region=xx&offset=-1"},
+		{3, "", "q=text&region=TR&dominant=red&category=CHARACTER&offset=0&limit=50&lang=de"},
+		{3, "", "q=bus&lang=es&lang=es"},
 	}
 	for _, s := range seeds {
 		f.Add(s.route, s.slug, s.query)

@@ -1,10 +1,7 @@
 package httpapi
 
 import (
-	"encoding/json"
-	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -117,74 +114,47 @@ func (a *API) stats(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 }
 
 func (a *API) search(c *gin.Context, s *memstore.Snapshot) (*response, error) {
-	q, pq, limit, err := searchQuery(c.Request.URL.RawQuery)
+	r, err := searchQuery(c.Request.URL.RawQuery)
 	if err != nil {
 		return nil, err
 	}
-	return a.cache.get(genKey(s, "search", strconv.Itoa(limit), q), func() ([]byte, error) {
-		r, err := a.searches.find(s, pq)
+	return a.cache.get(searchKey(s, r), func() ([]byte, error) {
+		res, err := a.searches.find(s, r.pq, r.opt)
 		if err != nil {
 			return nil, err
 		}
-		return renderSearch(a.views.of(s), q, limit, r.Hits[:min(limit, len(r.Hits))], r.Total), nil
+		return renderSearch(a.views.of(s), r, res.Hits[:min(r.opt.Limit, len(res.Hits))], res.Total), nil
 	})
+}
+
+// searchKey is the response cache key of a search: every parameter, q as
+// given (it is echoed) and last.
+func searchKey(s *memstore.Snapshot, r searchReq) string {
+	b := make([]byte, 0, 48+len(r.q))
+	b = strconv.AppendUint(b, s.Gen, 36)
+	b = append(b, 0, 's')
+	b = appendFindOptions(b, &r.opt)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, int64(r.opt.Limit), 36)
+	b = append(b, 0)
+	b = append(b, r.q...)
+	return string(b)
+}
+
+// appendFindOptions appends o's filters, language and offset (not its
+// limit) in a fixed layout.
+func appendFindOptions(b []byte, o *memstore.FindOptions) []byte {
+	b = append(b, boolByte(o.HasCategory), byte(o.Category), boolByte(o.HasDominant), byte(o.Dominant),
+		boolByte(o.HasLang), byte(o.Lang), boolByte(o.HasRegion))
+	b = append(b, o.Region...)
+	b = append(b, 0)
+	return strconv.AppendInt(b, int64(o.Offset), 36)
 }
 
 // healthOK is /healthz's answer, the same for every request.
 var healthOK = newResponse([]byte(`{"status":"ok"}`))
 
 func (a *API) healthz(c *gin.Context) { writeResponse(c, healthOK) }
-
-// readyz is 200 once a snapshot and the keys are loaded (and, where the
-// operator set a maximum age, the snapshot is fresh enough), 503 before.
-func (a *API) readyz(c *gin.Context) {
-	ready, detail := a.readiness()
-	if !ready {
-		c.Header("Retry-After", "1")
-		body, _ := json.Marshal(detail)
-		a.writeProblem(c, &Problem{Code: CodeUnavailable, Detail: "not ready: " + string(body)})
-		return
-	}
-	detail["status"] = "ready"
-	body, err := json.Marshal(detail)
-	if err != nil {
-		a.writeProblem(c, err)
-		return
-	}
-	c.Header("Cache-Control", "no-store")
-	c.Data(http.StatusOK, "application/json; charset=utf-8", body)
-}
-
-// publicReadiness is what /readyz shows anyone: whether the instance is
-// ready and how fresh its data is, not the operator's detail (which the
-// admin address serves).
-var publicReadiness = map[string]bool{"snapshot": true, "stale": true, "status": true, "rateLimit": true}
-
-func (a *API) readiness() (bool, map[string]any) {
-	if a.opt.Ready != nil {
-		ready, detail := a.opt.Ready()
-		for k := range detail {
-			if !publicReadiness[k] {
-				delete(detail, k)
-			}
-		}
-		return ready, detail
-	}
-	s, k := a.store.Snapshot(), a.store.Keys()
-	detail := map[string]any{}
-	if s != nil {
-		detail["snapshot"] = SnapshotDetail(s, a.now())
-	}
-	return s != nil && k != nil, detail
-}
-
-// SnapshotDetail is the snapshot part of /readyz: which one, how big, how
-// old, and whether its trend history is in.
-func SnapshotDetail(s *memstore.Snapshot, now time.Time) map[string]any {
-	return map[string]any{"generation": s.Gen, "flags": s.Len(), "trendsLoaded": s.Trends != nil,
-		"loadedAt":   s.LoadedAt.UTC().Format(memstore.TimeFormat),
-		"ageSeconds": now.Sub(s.LoadedAt).Round(time.Millisecond).Seconds()}
-}
 
 // openapiDoc serves the document built once in New, so its ETag and gzip
 // form are computed once, not per request.

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/gin-gonic/gin"
 
@@ -40,14 +39,8 @@ func (a *API) recoverer(c *gin.Context) {
 func (a *API) requestID(c *gin.Context) {
 	id := c.Request.Header["X-Request-Id"]
 	if len(id) == 0 || !saneRequestID(id[0]) {
-		// One allocation holds the header value and its text.
-		v := new(struct {
-			value [1]string
-			text  [40]byte
-		})
-		b := strconv.AppendUint(append(v.text[:0], idPrefix...), idSeq.Add(1), 36)
-		v.value[0] = unsafe.String(&v.text[0], len(b))
-		id = v.value[:]
+		var buf [40]byte
+		id = []string{string(strconv.AppendUint(append(buf[:0], idPrefix...), idSeq.Add(1), 36))}
 	} else if len(id) > 1 {
 		id = id[:1]
 	}
@@ -248,42 +241,37 @@ func (a *API) spend(c *gin.Context, key memstore.Key) bool {
 	return true
 }
 
-// rateHeaders holds the five rate-limit header values and their text in
-// one allocation.
-type rateHeaders struct {
-	values [5]string
-	text   [160]byte
-}
-
 // setRateHeaders sets X-RateLimit-Limit, -Remaining and -Reset, and the
-// IETF draft's RateLimit-Policy and RateLimit.
+// IETF draft's RateLimit-Policy and RateLimit. The five values are cut from
+// one string, and their slices from one array.
 func setRateHeaders(h http.Header, limit, remaining int, reset, left int64) {
-	v := new(rateHeaders)
-	b := v.text[:0]
-	cut := func(start int) string { return unsafe.String(&v.text[start], len(b)-start) }
-	start := len(b)
-	b = strconv.AppendInt(b, int64(limit), 10)
-	v.values[0] = cut(start)
-	start = len(b)
+	var buf [160]byte
+	var end [5]int
+	b := strconv.AppendInt(buf[:0], int64(limit), 10)
+	end[0] = len(b)
 	b = strconv.AppendInt(b, int64(remaining), 10)
-	v.values[1] = cut(start)
-	start = len(b)
+	end[1] = len(b)
 	b = strconv.AppendInt(b, reset, 10)
-	v.values[2] = cut(start)
-	start = len(b)
+	end[2] = len(b)
 	b = append(b, `"per-key";q=`...)
-	b = append(b, v.values[0]...)
+	b = append(b, b[:end[0]]...)
 	b = append(b, ";w=60"...)
-	v.values[3] = cut(start)
-	start = len(b)
+	end[3] = len(b)
 	b = append(b, `"per-key";r=`...)
-	b = append(b, v.values[1]...)
+	b = append(b, b[end[0]:end[1]]...)
 	b = append(b, ";t="...)
 	b = strconv.AppendInt(b, left, 10)
-	v.values[4] = cut(start)
-	h["X-Ratelimit-Limit"] = v.values[0:1:1]
-	h["X-Ratelimit-Remaining"] = v.values[1:2:2]
-	h["X-Ratelimit-Reset"] = v.values[2:3:3]
-	h["Ratelimit-Policy"] = v.values[3:4:4]
-	h["Ratelimit"] = v.values[4:5:5]
+	end[4] = len(b)
+	text := string(b)
+	v := new([5]string)
+	start := 0
+	for i, e := range end {
+		v[i] = text[start:e]
+		start = e
+	}
+	h["X-Ratelimit-Limit"] = v[0:1:1]
+	h["X-Ratelimit-Remaining"] = v[1:2:2]
+	h["X-Ratelimit-Reset"] = v[2:3:3]
+	h["Ratelimit-Policy"] = v[3:4:4]
+	h["Ratelimit"] = v[4:5:5]
 }

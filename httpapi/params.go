@@ -115,65 +115,128 @@ func listQuery(raw string) (memstore.ListQuery, error) {
 			return q, invalidParam("order", "order must be one of asc, desc")
 		}
 	}
+	var f filters
+	if f, err = filterParams(p); err != nil {
+		return q, err
+	}
+	q.Category, q.HasCategory = f.category, f.hasCategory
+	q.Region, q.HasRegion = f.region, f.hasRegion
+	q.Dominant, q.HasDominant = f.dominant, f.hasDominant
+	if q.Limit, err = intParam(p, "limit", 20, 1, 100); err != nil {
+		return q, err
+	}
+	q.Offset, err = offsetParam(p)
+	return q, err
+}
+
+// offsetParam parses offset, of /flags and /search alike. Offsets are
+// capped at 2^53-1, the largest integer a JSON client in JavaScript reads
+// exactly; any offset that large is past the end.
+func offsetParam(p map[string]string) (int, error) {
+	return intParam(p, "offset", 0, 0, 1<<53-1)
+}
+
+// filters are the filters /flags and /search share.
+type filters struct {
+	category                            memstore.Category
+	region                              string // "" is the world
+	dominant                            memstore.Dominant
+	hasCategory, hasRegion, hasDominant bool
+}
+
+// filterParams parses category, region and dominant, with the same rules
+// and errors wherever they are taken.
+func filterParams(p map[string]string) (filters, error) {
+	var f filters
 	if v, ok := p["category"]; ok {
-		if q.Category, ok = memstore.ParseCategory(v); !ok {
-			return q, invalidParam("category", "category must be one of %s (or its lower-case slug)",
+		if f.category, ok = memstore.ParseCategory(v); !ok {
+			return f, invalidParam("category", "category must be one of %s (or its lower-case slug)",
 				strings.Join(memstore.Categories, ", "))
 		}
-		q.HasCategory = true
+		f.hasCategory = true
 	}
 	if v, ok := p["region"]; ok {
 		switch up := strings.ToUpper(v); {
 		case strings.EqualFold(v, "world"):
-			q.HasRegion, q.Region = true, ""
+			f.hasRegion, f.region = true, ""
 		case len(v) == 2 && memstore.IsAssignedCountry(up):
-			q.HasRegion, q.Region = true, up
+			f.hasRegion, f.region = true, up
 		default:
-			return q, invalidParam("region", "region must be world or an ISO 3166-1 alpha-2 country code such as TR")
+			return f, invalidParam("region", "region must be world or an ISO 3166-1 alpha-2 country code such as TR")
 		}
 	}
 	if v, ok := p["dominant"]; ok {
-		if q.Dominant, ok = memstore.ParseDominant(v); !ok {
-			return q, invalidParam("dominant", "dominant must be one of %s", strings.Join(memstore.DominantNames(), ", "))
+		if f.dominant, ok = memstore.ParseDominant(v); !ok {
+			return f, invalidParam("dominant", "dominant must be one of %s", strings.Join(memstore.DominantNames(), ", "))
 		}
-		q.HasDominant = true
+		f.hasDominant = true
 	}
-	if q.Limit, err = intParam(p, "limit", 20, 1, 100); err != nil {
-		return q, err
-	}
-	// Offsets are capped at 2^53-1, the largest integer a JSON client in
-	// JavaScript reads exactly; any offset that large is past the end.
-	if q.Offset, err = intParam(p, "offset", 0, 0, 1<<53-1); err != nil {
-		return q, err
-	}
-	return q, nil
+	return f, nil
 }
 
-// searchQuery parses the parameters of /search: q as given, q as the
-// index takes it (memstore.ParseQuery's rules bound its cost), and the
-// limit.
-func searchQuery(raw string) (string, memstore.Query, int, error) {
-	var pq memstore.Query
-	p, err := queryParams(raw, "q", "limit")
+// searchReq is a parsed /search request: q as given, q as the index
+// takes it (memstore.ParseQuery's rules bound its cost), and the filters,
+// language and page.
+type searchReq struct {
+	q   string
+	pq  memstore.Query
+	opt memstore.FindOptions
+}
+
+// searchQuery parses the parameters of /search.
+func searchQuery(raw string) (searchReq, error) {
+	var r searchReq
+	p, err := queryParams(raw, "q", "limit", "offset", "category", "region", "dominant", "lang")
 	if err != nil {
-		return "", pq, 0, err
+		return r, err
 	}
 	q, ok := p["q"]
 	switch {
 	case !ok:
-		return "", pq, 0, invalidParam("q", "q is required: the text to search for, at least 2 characters")
+		return r, invalidParam("q", "q is required: the text to search for, at least 2 characters")
 	case !utf8.ValidString(q):
-		return "", pq, 0, invalidParam("q", "q must be valid UTF-8")
+		return r, invalidParam("q", "q must be valid UTF-8")
 	case utf8.RuneCountInString(q) > 200:
-		return "", pq, 0, invalidParam("q", "q must be at most 200 characters")
+		return r, invalidParam("q", "q must be at most 200 characters")
 	case utf8.RuneCountInString(strings.TrimSpace(q)) < 2:
-		return "", pq, 0, invalidParam("q", "q must have at least 2 characters besides surrounding spaces")
+		return r, invalidParam("q", "q must have at least 2 characters besides surrounding spaces")
 	}
-	if pq, err = memstore.ParseQuery(q); err != nil {
-		return "", pq, 0, invalidParam("q", "%s", err.Error())
+	if r.pq, err = memstore.ParseQuery(q); err != nil {
+		return r, invalidParam("q", "%s", err.Error())
 	}
-	limit, err := intParam(p, "limit", 20, 1, memstore.MaxSearchLimit)
-	return q, pq, limit, err
+	f, err := filterParams(p)
+	if err != nil {
+		return r, err
+	}
+	o := &r.opt
+	o.Category, o.HasCategory = f.category, f.hasCategory
+	o.Region, o.HasRegion = f.region, f.hasRegion
+	o.Dominant, o.HasDominant = f.dominant, f.hasDominant
+	if v, ok := p["lang"]; ok {
+		if o.Lang, ok = parseLang(v); !ok {
+			return r, invalidParam("lang", "lang must be one of %s", strings.Join(memstore.LangCodes[:], ", "))
+		}
+		o.HasLang = true
+	}
+	if o.Limit, err = intParam(p, "limit", 20, 1, memstore.MaxSearchLimit); err != nil {
+		return r, err
+	}
+	if o.Offset, err = offsetParam(p); err != nil {
+		return r, err
+	}
+	r.q = q
+	return r, nil
+}
+
+// parseLang matches a language code of the text object, exactly (as
+// dominant's values are matched).
+func parseLang(v string) (memstore.Lang, bool) {
+	for l, code := range memstore.LangCodes {
+		if v == code {
+			return memstore.Lang(l), true
+		}
+	}
+	return 0, false
 }
 
 // trendDays parses the days parameter of /flag/{slug}/trend.

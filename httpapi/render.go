@@ -11,7 +11,7 @@ func appendInt(b []byte, n int64) []byte { return strconv.AppendInt(b, n, 10) }
 
 func appendTime(b []byte, t time.Time) []byte {
 	b = append(b, '"')
-	b = t.UTC().AppendFormat(b, memstore.TimeFormat)
+	b = t.UTC().AppendFormat(b, TimeFormat)
 	return append(b, '"')
 }
 
@@ -47,18 +47,21 @@ func renderList(v *view, q memstore.ListQuery, page memstore.Page, total int) []
 	return append(b, "]}"...)
 }
 
-func renderSearch(v *view, q string, limit int, hits []memstore.SearchHit, total int) []byte {
-	b := make([]byte, 0, 128+len(hits)*512)
+func renderSearch(v *view, r searchReq, hits []memstore.SearchHit, total int) []byte {
+	b := make([]byte, 0, 128+len(hits)*640)
 	b = append(b, `{"count":`...)
 	b = appendInt(b, int64(len(hits)))
 	b = append(b, `,"total":`...)
 	b = appendInt(b, int64(total))
 	b = append(b, `,"q":`...)
-	b = appendString(b, q)
+	b = appendString(b, r.q)
 	b = append(b, `,"limit":`...)
-	b = appendInt(b, int64(limit))
+	b = appendInt(b, int64(r.opt.Limit))
+	b = append(b, `,"offset":`...)
+	b = appendInt(b, int64(r.opt.Offset))
 	b = append(b, `,"data":[`...)
-	for i, h := range hits {
+	for i := range hits {
+		h := &hits[i]
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -66,9 +69,43 @@ func renderSearch(v *view, q string, limit int, hits []memstore.SearchHit, total
 		b = append(b, e.json[:e.searchCut]...)
 		b = append(b, `,"rank":`...)
 		b = strconv.AppendFloat(b, h.Rank, 'f', -1, 64)
+		b = appendMatches(b, &h.Matches)
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)
+}
+
+// appendMatches appends a hit's matches field: per language with a match,
+// its matched words as code point offsets into the text and their kind.
+func appendMatches(b []byte, ms *[memstore.NumLangs][]memstore.Match) []byte {
+	b = append(b, `,"matches":{`...)
+	first := true
+	for l, list := range ms {
+		if len(list) == 0 {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, '"')
+		b = append(b, memstore.LangCodes[l]...)
+		b = append(b, `":[`...)
+		for k, m := range list {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"start":`...)
+			b = appendInt(b, int64(m.Start))
+			b = append(b, `,"end":`...)
+			b = appendInt(b, int64(m.End))
+			b = append(b, `,"kind":"`...)
+			b = append(b, m.Kind.String()...)
+			b = append(b, `"}`...)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
 }
 
 func renderTrend(f *memstore.Flag, days int, points []memstore.TrendPoint) []byte {

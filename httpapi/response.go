@@ -166,7 +166,9 @@ func etagMatch(header, etag string) bool {
 		return false
 	}
 	want := strings.TrimPrefix(etag, "W/")
-	for _, t := range strings.Split(header, ",") {
+	for rest, more := header, true; more; {
+		var t string
+		t, rest, more = strings.Cut(rest, ",")
 		t = strings.TrimSpace(t)
 		if t == "*" || strings.TrimPrefix(t, "W/") == want {
 			return true
@@ -177,7 +179,9 @@ func etagMatch(header, etag string) bool {
 
 // acceptsGzip reads Accept-Encoding: gzip (or *) with a non-zero q.
 func acceptsGzip(header string) bool {
-	for _, part := range strings.Split(header, ",") {
+	for rest, more := header, true; more; {
+		var part string
+		part, rest, more = strings.Cut(rest, ",")
 		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
 		name = strings.TrimSpace(name)
 		if !strings.EqualFold(name, "gzip") && name != "*" {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"errors"
+	"unsafe"
 
 	"github.com/dgraph-io/ristretto/v2"
 	"github.com/prometheus/client_golang/prometheus"
@@ -10,11 +11,13 @@ import (
 )
 
 // searches runs queries against the index and keeps their results by
-// snapshot generation and the query's canonical form (memstore.Query.Key:
-// folded, de-duplicated, sorted words), so queries that differ only in
-// separators, case, diacritics, word order, repeated words or limit share
-// one run of the index. Each keeps its own rendered response too (q is
-// echoed as given), in the response cache.
+// snapshot generation, the query's canonical form (memstore.Query.Key:
+// folded, de-duplicated, sorted words), the filters, the language and the
+// offset: queries that differ only in separators, case, diacritics, word
+// order, repeated words or limit share one run of the index, which finds
+// the largest page (memstore.MaxSearchLimit hits) from the offset. Each
+// keeps its own rendered response too (q is echoed as given), in the
+// response cache.
 type searches struct {
 	rc                *ristretto.Cache[string, *memstore.SearchResult]
 	runs, work, tooBr prometheus.Counter
@@ -47,16 +50,18 @@ func newSearches(maxBytes int64, reg prometheus.Registerer) (*searches, error) {
 	return s, err
 }
 
-// find returns the result of q at the largest limit: from the cache, or
-// run and kept. A query whose work would pass the bound is a 400.
-func (ss *searches) find(s *memstore.Snapshot, q memstore.Query) (*memstore.SearchResult, error) {
-	key := genKey(s, "search", q.Key())
+// find returns the result of q and o at the largest limit, whatever
+// o.Limit: from the cache, or run and kept. A query whose work would pass
+// the bound is a 400.
+func (ss *searches) find(s *memstore.Snapshot, q memstore.Query, o memstore.FindOptions) (*memstore.SearchResult, error) {
+	o.Limit = memstore.MaxSearchLimit
+	key := string(appendFindOptions([]byte(genKey(s, "search", q.Key())+"\x00"), &o))
 	if ss.rc != nil {
 		if r, ok := ss.rc.Get(key); ok {
 			return r, nil
 		}
 	}
-	r, err := s.Find(q, memstore.MaxSearchLimit)
+	r, err := s.Find(q, o)
 	ss.runs.Inc()
 	ss.work.Add(float64(r.Work))
 	var qe *memstore.QueryError
@@ -68,7 +73,7 @@ func (ss *searches) find(s *memstore.Snapshot, q memstore.Query) (*memstore.Sear
 		return nil, err
 	}
 	if ss.rc != nil {
-		ss.rc.Set(key, &r, int64(len(key)+64+16*len(r.Hits)))
+		ss.rc.Set(key, &r, resultCost(key, &r))
 		ss.rc.Wait()
 	}
 	return &r, nil
@@ -78,4 +83,16 @@ func (ss *searches) close() {
 	if ss.rc != nil {
 		ss.rc.Close()
 	}
+}
+
+// resultCost is about the bytes a cached result holds: its key, the
+// result, and each hit with its matches.
+func resultCost(key string, r *memstore.SearchResult) int64 {
+	n := len(key) + 64 + len(r.Hits)*int(unsafe.Sizeof(memstore.SearchHit{}))
+	for i := range r.Hits {
+		for _, ms := range r.Hits[i].Matches {
+			n += len(ms) * int(unsafe.Sizeof(memstore.Match{}))
+		}
+	}
+	return int64(n)
 }

@@ -26,9 +26,9 @@ type Options struct {
 	RateLimit int
 	// CacheBytes bounds the cache of rendered responses (0: no cache).
 	CacheBytes int64
-	// Ready reports readiness and its detail for /readyz; nil means ready
-	// once the store has a snapshot and keys.
-	Ready func() (bool, map[string]any)
+	// Ready reports what /readyz shows; nil means ready once the store has
+	// a snapshot and keys.
+	Ready func() Readiness
 	Log   *slog.Logger
 	// AccessLog, when set, receives one line per request.
 	AccessLog *slog.Logger
@@ -146,7 +146,11 @@ func (a *API) routes() *gin.Engine {
 	e.UseRawPath = true
 	e.UnescapePathValues = true
 
-	e.Use(a.recoverer, a.observe, a.requestID, a.accessLog, corsEverywhere(newCORS()))
+	e.Use(a.recoverer, a.observe, a.requestID)
+	if a.opt.AccessLog != nil {
+		e.Use(a.accessLog)
+	}
+	e.Use(corsEverywhere(newCORS()))
 	e.NoRoute(func(c *gin.Context) {
 		if a.spendIfAuthenticated(c) {
 			a.writeProblem(c, &Problem{Code: CodeNotFound, Detail: "no such path; the API lives under /api/public"})

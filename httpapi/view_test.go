@@ -72,7 +72,7 @@ func TestEncodeFlagMatchesEncodingJSON(t *testing.T) {
 		f := s.At(i)
 		got, e := encodeFlag(nil, f)
 		w := wireFlag{ID: f.ID, Slug: f.Slug, Category: f.Category.Enum(), Dominant: f.Dominant.String(),
-			CreatedAt: f.CreatedAt().Format(memstore.TimeFormat), Contexts: f.Contexts}
+			CreatedAt: f.CreatedAt().Format(TimeFormat), Contexts: f.Contexts}
 		if f.Region != "" {
 			w.Region = &f.Region
 		}

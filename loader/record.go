@@ -14,6 +14,10 @@ import (
 	"github.com/flagpole/flagpole/memstore"
 )
 
+// recordTimeFormat is how an exported record writes its times: UTC with
+// milliseconds, the API's format (an import reads any RFC 3339 time).
+const recordTimeFormat = "2006-01-02T15:04:05.000Z"
+
 // Record is one line of the import and export format: the /flag/{slug}
 // shape plus status and snapshots. total, net and dominant are derived and
 // ignored on import.
@@ -146,7 +150,7 @@ func parseRecord(line []byte) (*flagRow, error) {
 func record(f *flagRow) Record {
 	r := Record{ID: f.ID, Slug: f.Slug, Category: f.Category, Status: f.Status,
 		Text: map[string]string{}, Description: map[string]*string{}, Contexts: f.Contexts,
-		CreatedAt: f.CreatedAt.UTC().Format(memstore.TimeFormat)}
+		CreatedAt: f.CreatedAt.UTC().Format(recordTimeFormat)}
 	if f.Region != "" {
 		reg := f.Region
 		r.Region = &reg
@@ -160,7 +164,7 @@ func record(f *flagRow) Record {
 	r.Dominant = memstore.DominantOf(red, green).String()
 	for _, s := range f.Snapshots {
 		sr, sg := s.Red, s.Green
-		at := time.Unix(int64(s.Day)*86400, 0).UTC().Format(memstore.TimeFormat)
+		at := time.Unix(int64(s.Day)*86400, 0).UTC().Format(recordTimeFormat)
 		r.Snapshots = append(r.Snapshots, RecordSnapshot{At: at, Red: &sr, Green: &sg})
 	}
 	return r

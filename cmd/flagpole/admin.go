@@ -8,43 +8,72 @@ import (
 	"time"
 
 	"github.com/flagpole/flagpole/httpapi"
-	"github.com/flagpole/flagpole/memstore"
 )
 
-func (p *program) readiness() (bool, map[string]any) {
-	st := p.loader.Status()
+// readiness is what the public /readyz shows: ready once the snapshot and
+// the keys are loaded and, where max_snapshot_age is set, the snapshot is
+// younger than that.
+func (p *program) readiness() httpapi.Readiness {
 	s, k := p.store.Snapshot(), p.store.Keys()
-	detail := map[string]any{"loads": st.Loads, "loadFailures": st.Failures, "keyLoadFailures": st.KeyFailures}
-	if !st.LastSuccess.IsZero() {
-		detail["lastLoadAt"] = st.LastSuccess.UTC().Format(memstore.TimeFormat)
-	}
-	if st.KeyLastError != "" {
-		detail["lastKeyError"] = st.KeyLastError
-		detail["lastKeyErrorAt"] = st.KeyLastErrorAt.UTC().Format(memstore.TimeFormat)
-	}
-	detail["dbTimeouts"] = p.src.Timeouts()
-	if st.LastError != "" {
-		detail["lastError"] = st.LastError
-		detail["lastErrorAt"] = st.LastErrorAt.UTC().Format(memstore.TimeFormat)
-	}
-	ready := s != nil && k != nil
+	r := httpapi.Readiness{Ready: s != nil && k != nil}
 	if s != nil {
-		age := time.Since(s.LoadedAt)
-		snap := httpapi.SnapshotDetail(s, time.Now())
-		snap["lastLoadMs"] = st.LastDuration.Milliseconds()
-		detail["snapshot"] = snap
-		if p.cfg.MaxSnapshotAge > 0 && age > p.cfg.MaxSnapshotAge {
-			ready = false
-			detail["stale"] = fmt.Sprintf("the snapshot is older than max_snapshot_age (%s)", p.cfg.MaxSnapshotAge)
+		r.Snapshot = httpapi.SnapshotDetail(s, time.Now())
+		ms := p.loader.Status().LastDuration.Milliseconds()
+		r.Snapshot.LastLoadMs = &ms
+		if p.cfg.MaxSnapshotAge > 0 && time.Since(s.LoadedAt) > p.cfg.MaxSnapshotAge {
+			r.Ready = false
+			r.Stale = fmt.Sprintf("the snapshot is older than max_snapshot_age (%s)", p.cfg.MaxSnapshotAge)
 		}
 	}
 	if p.limiter != nil {
-		detail["rateLimit"] = map[string]any{"shared": !p.limiter.Degraded(), "fallbacks": p.limiter.Fallbacks()}
+		r.RateLimit = &httpapi.RateLimitState{Shared: !p.limiter.Degraded(), Fallbacks: p.limiter.Fallbacks()}
 	}
-	if k != nil {
-		detail["keys"] = map[string]any{"count": k.Len(), "loadedAt": k.LoadedAt.UTC().Format(memstore.TimeFormat)}
+	return r
+}
+
+// adminReadiness is the admin address's /readyz: the public readiness and
+// the operator's detail, the load counts, the last errors and the keys.
+// The fields are in the order of their JSON keys, sorted (the embedded
+// Readiness's come last), as the body has always listed them.
+type adminReadiness struct {
+	DBTimeouts      int64      `json:"dbTimeouts"`
+	KeyLoadFailures int64      `json:"keyLoadFailures"`
+	Keys            *keysState `json:"keys,omitempty"`
+	LastError       string     `json:"lastError,omitempty"`
+	LastErrorAt     string     `json:"lastErrorAt,omitempty"`
+	LastKeyError    string     `json:"lastKeyError,omitempty"`
+	LastKeyErrorAt  string     `json:"lastKeyErrorAt,omitempty"`
+	LastLoadAt      string     `json:"lastLoadAt,omitempty"`
+	LoadFailures    int64      `json:"loadFailures"`
+	Loads           int64      `json:"loads"`
+	httpapi.Readiness
+}
+
+// keysState is how many keys are loaded and when they were read.
+type keysState struct {
+	Count    int    `json:"count"`
+	LoadedAt string `json:"loadedAt"`
+}
+
+func (p *program) adminReadiness() adminReadiness {
+	st := p.loader.Status()
+	r := adminReadiness{Readiness: p.readiness(), Loads: st.Loads, LoadFailures: st.Failures,
+		KeyLoadFailures: st.KeyFailures, DBTimeouts: p.src.Timeouts()}
+	if !st.LastSuccess.IsZero() {
+		r.LastLoadAt = st.LastSuccess.UTC().Format(httpapi.TimeFormat)
 	}
-	return ready, detail
+	if st.KeyLastError != "" {
+		r.LastKeyError = st.KeyLastError
+		r.LastKeyErrorAt = st.KeyLastErrorAt.UTC().Format(httpapi.TimeFormat)
+	}
+	if st.LastError != "" {
+		r.LastError = st.LastError
+		r.LastErrorAt = st.LastErrorAt.UTC().Format(httpapi.TimeFormat)
+	}
+	if k := p.store.Keys(); k != nil {
+		r.Keys = &keysState{Count: k.Len(), LoadedAt: k.LoadedAt.UTC().Format(httpapi.TimeFormat)}
+	}
+	return r
 }
 
 func (p *program) adminHandler() http.Handler {
@@ -63,11 +92,11 @@ func (p *program) adminHandler() http.Handler {
 // adminReadyz is /readyz with the operator's whole detail: load counts,
 // the last error, the keys, the rate limiter.
 func (p *program) adminReadyz(w http.ResponseWriter, r *http.Request) {
-	ready, detail := p.readiness()
-	detail["status"] = "ready"
+	detail := p.adminReadiness()
+	detail.Status = "ready"
 	status := http.StatusOK
-	if !ready {
-		detail["status"], status = "not_ready", http.StatusServiceUnavailable
+	if !detail.Ready {
+		detail.Status, status = "not_ready", http.StatusServiceUnavailable
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")

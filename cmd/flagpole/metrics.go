@@ -52,9 +52,7 @@ func (m *loadMetrics) observe(job string, took time.Duration, rows int, err erro
 // registerState adds the gauges read at scrape time: the snapshot, the
 // keys, the rate limiter and the response cache.
 func (p *program) registerState(reg *prometheus.Registry) {
-	gauge := func(name, help string, f func() float64) {
-		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
-	}
+	gauge := gaugeIn(reg)
 	gauge("flagpole_snapshot_flags", "Approved flags in the serving snapshot.", func() float64 {
 		if s := p.store.Snapshot(); s != nil {
 			return float64(s.Len())
@@ -97,6 +95,19 @@ func (p *program) registerState(reg *prometheus.Registry) {
 	})
 	gauge("flagpole_response_cache_hit_ratio", "Share of rendered responses served from the ristretto cache.",
 		func() float64 { return p.api.CacheHitRatio() })
+	p.registerConnState(reg, gauge)
+	p.registerLimiterState(reg, gauge)
+}
+
+// gaugeIn returns a function registering a gauge read from f in reg.
+func gaugeIn(reg *prometheus.Registry) func(name, help string, f func() float64) {
+	return func(name, help string, f func() float64) {
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
+	}
+}
+
+// registerConnState registers the API listener's connection counts.
+func (p *program) registerConnState(reg *prometheus.Registry, gauge func(name, help string, f func() float64)) {
 	conns := func(name, help string, f func(s connlimit.Stats) float64) {
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
 			func() float64 { return f(p.ln.Stats()) }))
@@ -109,6 +120,11 @@ func (p *program) registerState(reg *prometheus.Registry) {
 		func(s connlimit.Stats) float64 { return float64(s.RefusedTotal + s.RefusedAddr) })
 	conns("flagpole_http_idle_connections_closed_total", "Idle connections closed early: the oldest idle at max_conns, or idle too long under pressure.",
 		func(s connlimit.Stats) float64 { return float64(s.Evicted + s.Pressured) })
+}
+
+// registerLimiterState registers the shared rate limiter's state, when
+// Redis is set.
+func (p *program) registerLimiterState(reg *prometheus.Registry, gauge func(name, help string, f func() float64)) {
 	if p.redis != nil {
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "flagpole_ratelimit_local_refusals_total",

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -84,10 +88,56 @@ func TestMetrics(t *testing.T) {
 	if st, _ := get(t, base+"/debug/pprof/", ""); st != 404 {
 		t.Errorf("pprof on the API's address: %d, want 404", st)
 	}
+	checkReadyzBodies(t, base, admin)
 	// The access log: request id, key id (never the key), route, status.
 	logs := s.stderr.String()
 	if !strings.Contains(logs, `"route":"/api/public/flags"`) || !strings.Contains(logs, `"key_id":"key_`) ||
 		strings.Contains(logs, key) {
 		t.Errorf("access log lines missing or leaking the key:\n%s", logs)
 	}
+}
+
+// checkReadyzBodies: the admin address's /readyz has the operator's detail
+// and the public one only the status and the data's freshness, each field
+// of the type it has always had, the keys in sorted order.
+func checkReadyzBodies(t *testing.T, base, admin string) {
+	t.Helper()
+	snapshot := map[string]string{"ageSeconds": "float64", "flags": "float64", "generation": "float64",
+		"lastLoadMs": "float64", "loadedAt": "string", "trendsLoaded": "bool"}
+	for _, c := range []struct {
+		url  string
+		want map[string]string
+	}{
+		{base + "/readyz", map[string]string{"snapshot": "map[string]interface {}", "status": "string"}},
+		{admin + "/readyz", map[string]string{"dbTimeouts": "float64", "keyLoadFailures": "float64",
+			"keys": "map[string]interface {}", "lastLoadAt": "string", "loadFailures": "float64", "loads": "float64",
+			"snapshot": "map[string]interface {}", "status": "string"}},
+	} {
+		st, body := get(t, c.url, "")
+		var m map[string]any
+		if err := json.Unmarshal(body, &m); st != 200 || err != nil {
+			t.Fatalf("%s: %d %s", c.url, st, body)
+		}
+		keys := slices.Sorted(maps.Keys(m))
+		if got := typesOf(m); !maps.Equal(got, c.want) {
+			t.Errorf("%s: fields %v, want %v", c.url, got, c.want)
+		}
+		if got := typesOf(m["snapshot"].(map[string]any)); !maps.Equal(got, snapshot) {
+			t.Errorf("%s: snapshot fields %v, want %v", c.url, got, snapshot)
+		}
+		if m["status"] != "ready" || !regexp.MustCompile(`^\{"`+strings.Join(keys, `":.*,"`)+`":`).Match(body) {
+			t.Errorf("%s: status %v, or keys not in sorted order: %s", c.url, m["status"], body)
+		}
+		if k, ok := m["keys"].(map[string]any); ok && (k["count"] != 1.0 || k["loadedAt"] == nil) {
+			t.Errorf("%s: keys %v", c.url, k)
+		}
+	}
+}
+
+func typesOf(m map[string]any) map[string]string {
+	out := map[string]string{}
+	for k, v := range m {
+		out[k] = fmt.Sprintf("%T", v)
+	}
+	return out
 }

@@ -54,7 +54,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		defer cancel()
 		go func() {
 			select {
-			case <-p.Ready():
+			case <-p.ready: // closed after the first load
 				fmt.Fprint(stdout, p.banner)
 			case <-bctx.Done():
 			}
@@ -89,7 +89,7 @@ type program struct {
 	adminLn net.Listener
 	redis   *ratelimit.Redis
 	limiter *ratelimit.Fallback
-	ready   chan struct{}
+	ready   chan struct{} // closed after the first load
 	reg     *prometheus.Registry
 	banner  string // --demo: the new key and how to use it, shown again once ready
 }
@@ -101,50 +101,81 @@ func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, nil))
 }
 
-// newProgram opens and migrates the database, seeds it for --demo, and
-// binds the listeners; Run starts serving.
+// newProgram opens and migrates the database, seeds it for --demo, binds
+// the listeners and wires the loader and the API; Run starts serving.
 func newProgram(ctx context.Context, cfg config.Config, demo bool, stdout, stderr io.Writer) (*program, error) {
 	p := &program{cfg: cfg, log: newLogger(cfg, stderr), store: &memstore.Store{}, ready: make(chan struct{})}
-	var err error
-	// Every call has a deadline at the socket, and a stop closes the
-	// sockets, so a database that does not answer holds neither the start
-	// nor the loads nor the shutdown.
-	dbOpts := []loader.Option{loader.Timeout(cfg.DBTimeout), loader.CloseOnDone(ctx)}
-	if p.db, err = loader.OpenMigrated(ctx, cfg.DB, dbOpts...); err != nil {
-		return nil, err
-	}
-	p.src = p.db
-	if cfg.DBReplica != "" {
-		if p.src, err = loader.Open(ctx, cfg.DBReplica, dbOpts...); err != nil {
-			p.Close()
-			return nil, err
-		}
-	}
-	proxies, err := httpapi.ParseTrustedProxies(cfg.TrustedProxies)
-	if err != nil {
+	if err := p.start(ctx, demo, stdout, stderr); err != nil {
 		p.Close()
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		p.Close()
-		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	return p, nil
+}
+
+func (p *program) start(ctx context.Context, demo bool, stdout, stderr io.Writer) error {
+	if err := p.openDatabases(ctx); err != nil {
+		return err
 	}
-	p.ln = connlimit.Wrap(ln, connOptions(cfg, proxies))
-	if cfg.AdminAddr != "" {
-		if p.adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
-			p.Close()
-			return nil, fmt.Errorf("listen on %s: %w", cfg.AdminAddr, err)
-		}
+	proxies, err := httpapi.ParseTrustedProxies(p.cfg.TrustedProxies)
+	if err != nil {
+		return err
+	}
+	if err := p.listen(proxies); err != nil {
+		return err
 	}
 	if demo {
 		if err := p.seedDemo(ctx, stdout, stderr); err != nil {
-			p.Close()
-			return nil, err
+			return err
 		}
 	}
 	var lm *loadMetrics
 	p.reg, lm = newRegistry()
+	p.newLoader(lm)
+	if err := p.newAPI(ctx, proxies); err != nil {
+		return err
+	}
+	p.registerState(p.reg)
+	return nil
+}
+
+// openDatabases opens and migrates the primary and opens the replica, if
+// any. Every call has a deadline at the socket, and a stop closes the
+// sockets, so a database that does not answer holds neither the start nor
+// the loads nor the shutdown.
+func (p *program) openDatabases(ctx context.Context) error {
+	dbOpts := []loader.Option{loader.Timeout(p.cfg.DBTimeout), loader.CloseOnDone(ctx)}
+	var err error
+	if p.db, err = loader.OpenMigrated(ctx, p.cfg.DB, dbOpts...); err != nil {
+		return err
+	}
+	p.src = p.db
+	if p.cfg.DBReplica != "" {
+		if p.src, err = loader.Open(ctx, p.cfg.DBReplica, dbOpts...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// listen binds the API's address (with its connection bounds) and the
+// admin address, if any.
+func (p *program) listen(proxies []netip.Prefix) error {
+	ln, err := net.Listen("tcp", p.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", p.cfg.Addr, err)
+	}
+	p.ln = connlimit.Wrap(ln, connOptions(p.cfg, proxies))
+	if p.cfg.AdminAddr != "" {
+		if p.adminLn, err = net.Listen("tcp", p.cfg.AdminAddr); err != nil {
+			return fmt.Errorf("listen on %s: %w", p.cfg.AdminAddr, err)
+		}
+	}
+	return nil
+}
+
+// newLoader makes the loader, which reports each load to the metrics and,
+// after a load of the flags, to the collector's tuning.
+func (p *program) newLoader(lm *loadMetrics) {
 	gc := newGCTuner(os.Getenv) // the runtime reads GOGC from the process environment too
 	onLoad := func(job string, took time.Duration, rows int, err error) {
 		lm.observe(job, took, rows, err)
@@ -152,7 +183,12 @@ func newProgram(ctx context.Context, cfg config.Config, demo bool, stdout, stder
 			gc.afterLoad()
 		}
 	}
-	p.loader = loader.New(p.src, p.store, loader.Options{FullEvery: cfg.FullReload, Log: p.log, OnLoad: onLoad})
+	p.loader = loader.New(p.src, p.store, loader.Options{FullEvery: p.cfg.FullReload, Log: p.log, OnLoad: onLoad})
+}
+
+// newAPI makes the API, with the shared rate limiter when Redis is set.
+func (p *program) newAPI(ctx context.Context, proxies []netip.Prefix) error {
+	cfg := p.cfg
 	opt := httpapi.Options{Store: p.store, RateLimit: cfg.RateLimit, CacheBytes: int64(cfg.CacheMB) << 20,
 		Log: p.log, Ready: p.readiness, Metrics: p.reg, AnonRateLimit: cfg.AnonRateLimit, TrustedProxies: proxies}
 	if cfg.AnonRateLimit == 0 {
@@ -160,10 +196,10 @@ func newProgram(ctx context.Context, cfg config.Config, demo bool, stdout, stder
 	}
 	if cfg.Redis != "" {
 		ratelimit.SetRedisLogger(p.log)
+		var err error
 		if p.redis, err = ratelimit.NewRedis(ratelimit.RedisOptions{URL: cfg.Redis, Prefix: cfg.RedisPrefix,
 			Timeout: cfg.RedisTimeout}); err != nil {
-			p.Close()
-			return nil, err
+			return err
 		}
 		if err := p.redis.Ping(ctx); err != nil {
 			p.log.Warn("redis does not answer; limiting in-process until it does", "err", err)
@@ -174,12 +210,9 @@ func newProgram(ctx context.Context, cfg config.Config, demo bool, stdout, stder
 	if cfg.AccessLog {
 		opt.AccessLog = p.log
 	}
-	if p.api, err = httpapi.New(opt); err != nil {
-		p.Close()
-		return nil, err
-	}
-	p.registerState(p.reg)
-	return p, nil
+	var err error
+	p.api, err = httpapi.New(opt)
+	return err
 }
 
 // connOptions are the bounds of the API's connections: max_conns (by

@@ -352,7 +352,11 @@ function marked(s, spans) {
     const start = Math.max(at, Math.min(cps.length, m.start | 0));
     const end = Math.max(start, Math.min(cps.length, m.end | 0));
     if (start > at) out.push(cps.slice(at, start).join(''));
-    if (end > start) out.push(h('mark', { class: 'hit ' + (m.kind || '') }, cps.slice(start, end).join('')));
+    const kind = ['prefix', 'stem', 'typo'].includes(m.kind) ? m.kind : '';
+    if (end > start) {
+      out.push(h('mark', { class: 'hit ' + kind, title: kind ? t('search.kind.' + kind) : null, dataset: { kind: m.kind || '' } },
+        cps.slice(start, end).join('')));
+    }
     at = end;
   }
   if (at < cps.length) out.push(cps.slice(at).join(''));
@@ -566,7 +570,7 @@ function listView(route) {
     if (ev.key === 'Enter') { ev.preventDefault(); searchNow(); }
   });
 
-  const activeFilters = () => ['category', 'region', 'dominant'].filter((k) => get(k)).length + (get('limit') ? 1 : 0);
+  const activeFilters = () => ['category', 'region', 'dominant', 'lang'].filter((k) => get(k)).length + (get('limit') ? 1 : 0);
 
   function togglePanel(name) {
     panels[name] = !panels[name];
@@ -623,6 +627,7 @@ function listView(route) {
         get('category') && filterChip('category', category(get('category').toUpperCase())),
         get('region') && filterChip('region', regionLabel(get('region'))),
         get('dominant') && filterChip('dominant', t('dom.' + get('dominant'))),
+        get('lang') && filterChip('lang', t('search.lang') + ': ' + langName(get('lang'))),
         get('limit') && filterChip('limit', t('list.perPage') + ': ' + get('limit'))) : null);
     el.toolbar.classList.toggle('off', !!searching);
   }
@@ -648,11 +653,11 @@ function listView(route) {
         get('category').toLowerCase(), (v) => go({ category: v })),
       select('region', t('list.region'), [['', t('list.allRegions')], ...regOptions], cur.toLowerCase(), (v) => go({ region: v })),
       h('div', { class: 'field' }, h('span', { class: 'field-label', id: 'dominant-label' }, t('list.dominant')), seg),
+      searching || get('lang') ? select('search-lang', t('search.lang'), [['', t('search.allLangs')], ...LANGS.map((l) => [l, langName(l)])],
+        get('lang'), (v) => go({ lang: v })) : null,
       select('limit', t('list.perPage'), LIMITS.map((n) => [String(n), String(n)]), String(limit()), (v) => go({ limit: v })),
       !lists.regions ? h('p', { class: 'muted small lists-note' }, t('list.loadingLists')) : null,
     );
-    el.filters.classList.toggle('off', !!searching);
-    el.filters.inert = !!searching;
   }
 
   function drawOverview() {
@@ -689,8 +694,10 @@ function listView(route) {
     if (mode === 'search') {
       replace(el.summary,
         h('strong', {}, body.total ? tn('search.results', body.total, { q: body.q }) : t('search.none', { q: body.q })),
-        body.total > body.count ? h('span', { class: 'muted' }, ' · ', t('search.showing', { n: num(body.count) })) : null,
-        h('div', { class: 'muted small' }, t('search.filtersOff')));
+        body.total > body.count ? h('span', { class: 'muted' }, ' · ', t('list.range', {
+          from: num(body.count ? body.offset + 1 : 0), to: num(body.offset + body.count), total: num(body.total),
+        })) : null,
+        h('div', { class: 'muted small' }, t('search.sortOff')));
     } else {
       const from = body.count ? body.offset + 1 : 0;
       replace(el.summary,
@@ -707,10 +714,8 @@ function listView(route) {
       el.list.append(h('li', { class: 'empty' }, mode === 'search' ? t('search.none', { q: body.q }) : t('list.empty'),
         mode !== 'search' && params.toString() ? h('button', { class: 'btn ghost small', type: 'button', onclick: () => { location.hash = '#/'; } }, t('list.reset')) : null));
     }
-    if (mode === 'search') {
-      el.pager.hidden = true;
-    } else {
-      el.pager.hidden = false;
+    el.pager.hidden = mode === 'search' && body.total <= body.count && !body.offset;
+    if (!el.pager.hidden) {
       const prev = Math.max(0, body.offset - body.limit);
       const next = body.offset + body.limit;
       replace(el.pager,
@@ -730,7 +735,10 @@ function listView(route) {
     try {
       let next;
       if (Array.from(q).length >= SEARCH_MIN) {
-        next = { mode: 'search', body: await api('search', { q, limit: SEARCH_LIMIT }, { signal, maxAge }) };
+        next = { mode: 'search', body: await api('search', {
+          q, category: get('category'), region: get('region'), dominant: get('dominant'), lang: get('lang'),
+          limit: Math.min(limit(), SEARCH_LIMIT), offset: offset() || '',
+        }, { signal, maxAge }) };
       } else {
         const body = await api('flags', {
           sort: sort(), order: get('order'), category: get('category'), region: get('region'),
