@@ -138,7 +138,8 @@ func metrics(ctx context.Context, args []string) error {
 			name := line[:i]
 			if !strings.HasPrefix(name, "flagpole_load") && !strings.HasPrefix(name, "flagpole_snapshot") &&
 				!strings.HasPrefix(name, "go_memstats_alloc_bytes_total") && !strings.HasPrefix(name, "go_memstats_mallocs_total") &&
-				!strings.HasPrefix(name, "flagpole_response_cache") {
+				!strings.HasPrefix(name, "flagpole_response_cache") && !strings.HasPrefix(name, "flagpole_ratelimit") &&
+				!strings.HasPrefix(name, "flagpole_http_requests_total") && !strings.HasPrefix(name, "process_cpu_seconds_total") {
 				continue
 			}
 			if strings.Contains(name, "_bucket{") {

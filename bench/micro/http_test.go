@@ -117,7 +117,7 @@ func ordinaryQueries(b testing.TB) []string {
 	var out []string
 	for _, q := range d.queries {
 		if pq, err := memstore.ParseQuery(q); err == nil {
-			if _, err := d.snap.Find(pq, 20); err == nil {
+			if _, err := d.snap.Find(pq, memstore.FindOptions{Limit: 20}); err == nil {
 				out = append(out, q)
 			}
 		}

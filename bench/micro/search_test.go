@@ -72,7 +72,7 @@ func worstQueries(b testing.TB) []struct{ name, q string } {
 			if err != nil {
 				continue
 			}
-			if r, err := d.snap.Find(pq, 20); err == nil && r.Work > most {
+			if r, err := d.snap.Find(pq, memstore.FindOptions{Limit: 20}); err == nil && r.Work > most {
 				best, most = q, r.Work
 			}
 		}
@@ -129,7 +129,7 @@ func searchBench(b *testing.B, queries []string) {
 	for b.Loop() {
 		k := i % len(queries)
 		if _, err := memstore.ParseQuery(queries[k]); err == nil {
-			r, _ := d.snap.Find(parsed[k], 20)
+			r, _ := d.snap.Find(parsed[k], memstore.FindOptions{Limit: 20})
 			work += r.Work
 		}
 		i++

@@ -12,7 +12,12 @@ import (
 var client = &http.Client{Timeout: 30 * time.Second}
 
 func get(path string, gzip bool) (int, http.Header, []byte, error) {
-	req, err := http.NewRequest("GET", *base+path, nil)
+	return getFrom(*base, path, gzip)
+}
+
+// getFrom requests path from the API at baseURL.
+func getFrom(baseURL, path string, gzip bool) (int, http.Header, []byte, error) {
+	req, err := http.NewRequest("GET", baseURL+path, nil)
 	if err != nil {
 		return 0, nil, nil, err
 	}

@@ -9,7 +9,30 @@ import (
 	"unicode"
 )
 
-// addSearchWorst adds the most expensive searches the API answers:
+// searchCases are the ordinary searches, then the most expensive ones.
+// The API refuses a search whose work would pass its bound (words common
+// to most flags, such as "to the"): such queries are counted and
+// replaced, so the case measures answered searches.
+func (p *planner) searchCases() {
+	for _, q := range makeQueries(p.flags, *nQuery*3/2) {
+		if len(p.queries) == *nQuery {
+			break
+		}
+		if code, _, _, err := get(api+"/search?q="+url.QueryEscape(q), false); err == nil && code == http.StatusBadRequest {
+			p.refused++
+			continue
+		}
+		p.queries = append(p.queries, q)
+	}
+	var ps []string
+	for _, q := range p.queries {
+		ps = append(ps, api+"/search?q="+url.QueryEscape(q))
+	}
+	p.add("search", false, ps...)
+	p.searchWorst()
+}
+
+// searchWorst adds the most expensive searches the API answers:
 // "search-worst", 600 distinct queries of the shapes that cost most (the
 // sample's commonest 2- and 3-letter prefixes alone, up to ten of them
 // together, ten long words up to the 200-character limit; the API may
@@ -18,29 +41,8 @@ import (
 // case and repeated words, of which only the first 100 are checked: the
 // rest reach the server cold, as a client that varies separators to miss
 // the response cache would send them.
-func addSearchWorst(add func(string, bool, ...string), flags []item, ordinary []string) {
-	count := map[string]int{}
-	for _, f := range flags {
-		for _, t := range f.Text {
-			seen := map[string]bool{}
-			for _, w := range words(fold(t)) {
-				for _, n := range []int{2, 3} {
-					if p := prefix(w, n); len([]rune(p)) == n && !seen[p] {
-						seen[p] = true
-						count[p]++
-					}
-				}
-			}
-		}
-	}
-	var common []string
-	for p := range count {
-		common = append(common, p)
-	}
-	sort.Slice(common, func(i, j int) bool {
-		return count[common[i]] > count[common[j]] || count[common[i]] == count[common[j]] && common[i] < common[j]
-	})
-	common = common[:min(80, len(common))]
+func (p *planner) searchWorst() {
+	common := commonPrefixes(p.flags, 80)
 	rng := rand.New(rand.NewPCG(3, 4))
 	var cands []string
 	seen := map[string]bool{}
@@ -50,19 +52,18 @@ func addSearchWorst(add func(string, bool, ...string), flags []item, ordinary []
 			cands = append(cands, q)
 		}
 	}
-	for _, p := range common {
-		push(p)
+	for _, c := range common {
+		push(c)
 	}
 	for tries := 0; len(cands) < 1500 && tries < 100000; tries++ {
-		k := 2 + rng.IntN(9)
-		ws := make([]string, k)
+		ws := make([]string, 2+rng.IntN(9))
 		for i := range ws {
 			ws[i] = common[rng.IntN(len(common))]
 		}
 		push(strings.Join(ws, " "))
 	}
-	for i := 0; i+10 <= len(ordinary) && len(cands) < 1800; i += 10 {
-		push(strings.Join(ordinary[i:i+10], " "))
+	for i := 0; i+10 <= len(p.queries) && len(cands) < 1800; i += 10 {
+		push(strings.Join(p.queries[i:i+10], " "))
 	}
 	var ok []string
 	for _, q := range cands {
@@ -77,13 +78,46 @@ func addSearchWorst(add func(string, bool, ...string), flags []item, ordinary []
 	for _, q := range ok {
 		ps = append(ps, api+"/search?q="+url.QueryEscape(q))
 	}
-	add("search-worst", false, ps...)
+	p.add("search-worst", false, ps...)
+	p.add("search-separators", false, separatorVariants(ok[:min(10, len(ok))], 30000, rng)...)
+	p.cases[len(p.cases)-1].check = 100
+}
+
+// commonPrefixes is the n commonest 2- and 3-letter prefixes of the
+// flags' folded words, counted once per text.
+func commonPrefixes(flags []item, n int) []string {
+	count := map[string]int{}
+	for _, f := range flags {
+		for _, t := range f.Text {
+			seen := map[string]bool{}
+			for _, w := range words(fold(t)) {
+				for _, k := range []int{2, 3} {
+					if p := prefix(w, k); len([]rune(p)) == k && !seen[p] {
+						seen[p] = true
+						count[p]++
+					}
+				}
+			}
+		}
+	}
+	var common []string
+	for p := range count {
+		common = append(common, p)
+	}
+	sort.Slice(common, func(i, j int) bool {
+		return count[common[i]] > count[common[j]] || count[common[i]] == count[common[j]] && common[i] < common[j]
+	})
+	return common[:min(n, len(common))]
+}
+
+// separatorVariants is n search paths, each one of queries (in turn) with
+// random separators, random upper case and some words repeated.
+func separatorVariants(queries []string, n int, rng *rand.Rand) []string {
 	seps := []string{" ", ",", ";", "  ", "-", ".", "/", "+", "\t", "!", ", ", " - "}
-	ps = nil
-	for i := 0; len(ok) > 0 && i < 30000; i++ {
-		ws := strings.Fields(ok[i%min(10, len(ok))])
+	var ps []string
+	for i := 0; len(queries) > 0 && i < n; i++ {
 		var b strings.Builder
-		for k, w := range ws {
+		for k, w := range strings.Fields(queries[i%len(queries)]) {
 			if k > 0 {
 				b.WriteString(seps[rng.IntN(len(seps))])
 			}
@@ -99,7 +133,7 @@ func addSearchWorst(add func(string, bool, ...string), flags []item, ordinary []
 			ps = append(ps, api+"/search?q="+url.QueryEscape(q))
 		}
 	}
-	add("search-separators", false, ps...)
+	return ps
 }
 
 // fold lowers s and strips the diacritics the contract names, as a client

@@ -93,7 +93,9 @@ func growthTable(b *strings.Builder, src string, rs []*Result) {
 	}
 	var names []string
 	for _, c := range small.Cases {
-		names = append(names, c.Name)
+		if c.Mode == "" || c.Mode == "inproc" {
+			names = append(names, c.Name)
+		}
 	}
 	for _, name := range names {
 		row(name+": req/s (vs ceiling)", func(r *Result) string {
@@ -149,9 +151,10 @@ func growthTable(b *strings.Builder, src string, rs []*Result) {
 	measureRow("freshness at @every 1s", "", nil, func(m *Measure) string { return "p50 " + m.P50 + ", p99 " + m.P99 })
 }
 
+// findCase is the case called name measured in process (or the ceiling).
 func findCase(r *Result, name string) *Case {
 	for i := range r.Cases {
-		if r.Cases[i].Name == name {
+		if r.Cases[i].Name == name && (r.Cases[i].Mode == "" || r.Cases[i].Mode == "inproc") {
 			return &r.Cases[i]
 		}
 	}

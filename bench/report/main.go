@@ -27,9 +27,11 @@ type record struct {
 	Source string          `json:"source"`
 	Name   string          `json:"name"`
 	Case   string          `json:"case"`
+	Mode   string          `json:"mode"` // inproc (or empty), redis, nginx; "-" for the ceiling
 	Paths  int             `json:"paths"`
 	Gzip   bool            `json:"gzip"`
 	Wrk    json.RawMessage `json:"wrk"`
+	CPU    *cpuSeconds     `json:"cpu"` // the server side's CPU during the measured run
 	Value  json.RawMessage `json:"value"`
 }
 

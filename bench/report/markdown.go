@@ -24,7 +24,8 @@ func markdown(results []*Result, run map[string]any) string {
 	}
 	var b strings.Builder
 	intro(&b, results, run)
-	table(&b, rows)
+	writeTable(&b, header, right, rows)
+	b.WriteString(prodMarkdown(results))
 	missed := missedTargets(results)
 	b.WriteString("\n")
 	if w, ok := run["wall_seconds"]; ok {
@@ -34,10 +35,14 @@ func markdown(results []*Result, run map[string]any) string {
 	return b.String()
 }
 
-// caseRows is a row for each wrk case of r.
+// caseRows is a row for each wrk case of r in process (the other modes
+// are in the production table).
 func caseRows(r *Result) [][]string {
 	var rows [][]string
 	for _, c := range r.Cases {
+		if c.Mode != "" && c.Mode != "inproc" {
+			continue
+		}
 		name := caseName(r, c)
 		if c.Failed {
 			rows = append(rows, []string{r.Source, name, "wrk failed", "", "", "", "", "", c.Target, mark(c.Met)})
@@ -114,8 +119,9 @@ func intro(b *strings.Builder, results []*Result, run map[string]any) {
 	b.WriteString(".\n\n")
 }
 
-// table writes the header and rows as a Markdown table, padded to align.
-func table(b *strings.Builder, rows [][]string) {
+// writeTable writes the header and rows as a Markdown table, padded to
+// align, the columns where right is true right-aligned.
+func writeTable(b *strings.Builder, header []string, right []bool, rows [][]string) {
 	width := make([]int, len(header))
 	for i, h := range header {
 		width[i] = len([]rune(h))

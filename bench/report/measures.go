@@ -24,6 +24,8 @@ func (m *measurer) all() {
 	m.trendLoad()
 	m.loadCost()
 	m.memory()
+	m.shared()
+	m.redisCommands()
 	m.ticks()
 	m.tickCost()
 	m.swaps()

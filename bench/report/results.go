@@ -19,7 +19,11 @@ type wrkResult struct {
 
 // Case is one wrk run in the results.
 type Case struct {
-	Name         string   `json:"name"`
+	Name string `json:"name"`
+	// Mode is how the case was served: "inproc" (one instance, the
+	// in-process limiter), "redis" (one instance with --redis) or "nginx"
+	// (three --redis instances behind nginx); empty for the ceiling.
+	Mode         string   `json:"mode,omitempty"`
 	Paths        int      `json:"paths"`
 	Gzip         bool     `json:"gzip,omitempty"`
 	Requests     int64    `json:"requests"`
@@ -43,6 +47,25 @@ type Case struct {
 	Target       string    `json:"target,omitempty"`
 	Met          *bool     `json:"met,omitempty"`
 	Failed       bool      `json:"failed,omitempty"`
+	// CPU is the CPU time the server side used per request answered.
+	CPU *CPUUse `json:"cpu_us_per_request,omitempty"`
+}
+
+// cpuSeconds is bench/run's CPU sample of a measured run: the seconds
+// the flagpole instances, nginx and Redis used during it.
+type cpuSeconds struct {
+	Server float64 `json:"server_s"`
+	Nginx  float64 `json:"nginx_s"`
+	Redis  float64 `json:"redis_s"`
+}
+
+// CPUUse is the CPU per request answered, in microseconds: the flagpole
+// instances', nginx's and Redis's (Redis's only when it runs on this
+// machine).
+type CPUUse struct {
+	Server float64 `json:"server"`
+	Nginx  float64 `json:"nginx"`
+	Redis  float64 `json:"redis"`
 }
 
 // Measure is one row that is not a wrk case.
@@ -61,13 +84,15 @@ type Measure struct {
 
 // Result is the JSON file of one source.
 type Result struct {
-	Date     string                     `json:"date"`
-	Source   string                     `json:"source"`
-	Flags    int                        `json:"flags"`
-	Run      map[string]any             `json:"run"`
-	Cases    []Case                     `json:"cases"`
-	Measures []Measure                  `json:"measures"`
-	Raw      map[string]json.RawMessage `json:"raw"`
+	Date   string         `json:"date"`
+	Source string         `json:"source"`
+	Flags  int            `json:"flags"`
+	Run    map[string]any `json:"run"`
+	Cases  []Case         `json:"cases"`
+	// Production compares each case measured in more than one mode.
+	Production []ProdRow                  `json:"production,omitempty"`
+	Measures   []Measure                  `json:"measures"`
+	Raw        map[string]json.RawMessage `json:"raw"`
 }
 
 func toCase(name string, paths int, gz bool, raw json.RawMessage) Case {
@@ -128,7 +153,19 @@ func build(src string, flags int, date string, run map[string]any, recs []record
 	var seq []Case // the cases in the order they ran, the ceiling's checks included
 	for _, rec := range recs {
 		if rec.Name == "case" {
-			seq = append(seq, toCase(rec.Case, rec.Paths, rec.Gzip, rec.Wrk))
+			c := toCase(rec.Case, rec.Paths, rec.Gzip, rec.Wrk)
+			c.Mode = rec.Mode
+			if rec.CPU != nil && c.Requests > 0 {
+				n := float64(c.Requests) / 1e6
+				c.CPU = &CPUUse{Server: rec.CPU.Server / n, Nginx: rec.CPU.Nginx / n, Redis: rec.CPU.Redis / n}
+			}
+			switch {
+			case strings.HasPrefix(c.Name, "ceiling"): // the ceiling, its checks, through nginx
+				c.Mode = ""
+			case c.Mode == "" || c.Mode == "-":
+				c.Mode = "inproc" // records from before the modes
+			}
+			seq = append(seq, c)
 			continue
 		}
 		r.Raw[rec.Name] = rec.Value
@@ -142,6 +179,7 @@ func build(src string, flags int, date string, run map[string]any, recs []record
 		}
 	}
 	idleP99 := r.setTargets(ceil)
+	r.Production = production(r.Cases)
 	ms := &measurer{r: r, flags: flags, big: flags >= 1_000_000, ceil: ceil, idleP99: idleP99}
 	ms.all()
 	return r
@@ -176,12 +214,13 @@ func (r *Result) addCases(seq []Case) (checks []float64) {
 	return checks
 }
 
-// setTargets sets each case's ratios to the ceiling and whether it met
-// its target, and returns the p99 of flags-default (the idle p99).
+// setTargets sets each case's ratios to the ceiling and whether an
+// in-process case met its target (issue 4's), and returns the p99 of
+// flags-default in process (the idle p99).
 func (r *Result) setTargets(ceil *Case) (idleP99 float64) {
 	for i := range r.Cases {
 		c := &r.Cases[i]
-		if c.Name == "flags-default" {
+		if c.Name == "flags-default" && c.Mode == "inproc" {
 			idleP99 = c.P99ms
 		}
 		if ceil == nil || c.Failed {
@@ -197,7 +236,7 @@ func (r *Result) setTargets(ceil *Case) (idleP99 float64) {
 		c.RPSRatio = ptr(c.RPS / c.CeilingRPS)
 		c.P99Ratio = ptr(c.P99ms / c.CeilingP99ms)
 		rt, pt := target(c.Name)
-		if rt == 0 {
+		if rt == 0 || c.Mode != "inproc" {
 			continue
 		}
 		met := *c.RPSRatio >= rt
