@@ -45,14 +45,17 @@ fuzz:
 	go test ./loader -run '^$$' -fuzz '^FuzzParseRecord$$' -fuzztime $(FUZZTIME)
 	go test ./loader -run '^$$' -fuzz '^FuzzImportLine$$' -fuzztime $(FUZZTIME) -parallel 1
 
-# The benchmark of issue 4 (bench/run says what it does and its settings:
-# BENCH_FLAGS, BENCH_DURATION, FLAGPOLE_TEST_POSTGRES, ...).
+# The benchmark of issues 4 and 14 (bench/run says what it does and its
+# settings: BENCH_FLAGS, BENCH_DURATION, FLAGPOLE_TEST_POSTGRES, and
+# FLAGPOLE_TEST_REDIS for the --redis and nginx modes, ...).
 bench:
 	bench/run
 
 # Mutation testing (gremlins): each covered mutant of the code must make a
 # test fail. Slow (httpapi most): one package with
-# make mutants MUTANTS=./memstore, gremlins' flags in GREMLINS_FLAGS.
+# make mutants MUTANTS=./memstore, gremlins' flags in GREMLINS_FLAGS, e.g.
+# GREMLINS_FLAGS='--workers 1 -E search -E query' (-E leaves out the files
+# whose name within the package matches).
 MUTANTS ?= ./memstore ./httpapi
 GREMLINS_FLAGS ?=
 mutants: $(GREMLINS)
