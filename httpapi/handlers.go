@@ -119,7 +119,11 @@ func (a *API) search(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 		return nil, err
 	}
 	return a.cache.get(searchKey(s, r), func() ([]byte, error) {
-		res, err := a.searches.find(s, r.pq, r.opt)
+		pq, err := r.parsed()
+		if err != nil {
+			return nil, err
+		}
+		res, err := a.searches.find(s, pq, r.opt)
 		if err != nil {
 			return nil, err
 		}

@@ -174,13 +174,23 @@ func filterParams(p map[string]string) (filters, error) {
 	return f, nil
 }
 
-// searchReq is a parsed /search request: q as given, q as the index
-// takes it (memstore.ParseQuery's rules bound its cost), and the filters,
-// language and page.
+// searchReq is a parsed /search request: q as given, and the filters,
+// language and page. q as the index takes it (memstore.ParseQuery, whose
+// rules bound a search's cost) is parsed only when the answer is not in
+// the response cache: a cached answer's q passed those rules already.
 type searchReq struct {
 	q   string
-	pq  memstore.Query
 	opt memstore.FindOptions
+}
+
+// parsed is q as the index takes it, or the 400 that says which rule it
+// breaks.
+func (r *searchReq) parsed() (memstore.Query, error) {
+	pq, err := memstore.ParseQuery(r.q)
+	if err != nil {
+		return pq, invalidParam("q", "%s", err.Error())
+	}
+	return pq, nil
 }
 
 // searchQuery parses the parameters of /search.
@@ -201,12 +211,10 @@ func searchQuery(raw string) (searchReq, error) {
 	case utf8.RuneCountInString(strings.TrimSpace(q)) < 2:
 		return r, invalidParam("q", "q must have at least 2 characters besides surrounding spaces")
 	}
-	if r.pq, err = memstore.ParseQuery(q); err != nil {
-		return r, invalidParam("q", "%s", err.Error())
-	}
+	r.q = q
 	f, err := filterParams(p)
 	if err != nil {
-		return r, err
+		return r, r.orQueryError(err)
 	}
 	o := &r.opt
 	o.Category, o.HasCategory = f.category, f.hasCategory
@@ -214,18 +222,27 @@ func searchQuery(raw string) (searchReq, error) {
 	o.Dominant, o.HasDominant = f.dominant, f.hasDominant
 	if v, ok := p["lang"]; ok {
 		if o.Lang, ok = parseLang(v); !ok {
-			return r, invalidParam("lang", "lang must be one of %s", strings.Join(memstore.LangCodes[:], ", "))
+			return r, r.orQueryError(invalidParam("lang", "lang must be one of %s", strings.Join(memstore.LangCodes[:], ", ")))
 		}
 		o.HasLang = true
 	}
 	if o.Limit, err = intParam(p, "limit", 20, 1, memstore.MaxSearchLimit); err != nil {
-		return r, err
+		return r, r.orQueryError(err)
 	}
 	if o.Offset, err = offsetParam(p); err != nil {
-		return r, err
+		return r, r.orQueryError(err)
 	}
-	r.q = q
 	return r, nil
+}
+
+// orQueryError is the error of a request with a bad parameter besides q:
+// q's own error when q breaks a rule of memstore.ParseQuery, as q is
+// checked first, otherwise err.
+func (r *searchReq) orQueryError(err error) error {
+	if _, qerr := r.parsed(); qerr != nil {
+		return qerr
+	}
+	return err
 }
 
 // parseLang matches a language code of the text object, exactly (as

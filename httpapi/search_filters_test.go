@@ -193,3 +193,33 @@ func TestSearchDeepPages(t *testing.T) {
 		}
 	}
 }
+
+// q's own rules (ParseQuery: at most 10 distinct words, a word of two
+// letters) are checked before the other parameters, whether or not an
+// answer to the request is cached, and a refused q is never answered from
+// the cache of a similar valid one.
+func TestSearchQueryErrorFirst(t *testing.T) {
+	e := newEnv(t, "sqlite", fixtureLines())
+	many := url.QueryEscape("a1 b2 c3 d4 e5 f6 g7 h8 i9 j10 k11")
+	for _, q := range []string{many, "a+b+c", "x%20y"} {
+		for _, extra := range []string{"", "&category=FOOD", "&lang=fr", "&limit=0", "&offset=-1", "&region=XX&dominant=blue"} {
+			for range 2 {
+				r := e.get("/api/public/search?q=" + q + extra)
+				mustStatus(t, r, 400, "invalid_parameter")
+				if r.json["param"] != "q" {
+					t.Errorf("q=%s%s: param %v (%v), want q", q, extra, r.json["param"], r.json["detail"])
+				}
+			}
+		}
+	}
+	// A valid q with a bad parameter names that parameter.
+	if r := e.get("/api/public/search?q=bus&limit=0"); r.json["param"] != "limit" {
+		t.Errorf("q=bus&limit=0: param %v", r.json["param"])
+	}
+	// The valid query is cached; the same words past the word limit are
+	// still refused, and a cached answer is served again as before.
+	mustStatus(t, e.get("/api/public/search?q=bus+of"), 200, "")
+	mustStatus(t, e.get("/api/public/search?q=bus+of"), 200, "")
+	r := e.get("/api/public/search?q=bus+of+" + many)
+	mustStatus(t, r, 400, "invalid_parameter")
+}

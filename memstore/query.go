@@ -14,9 +14,14 @@ type QueryWord struct {
 	Text   string // folded
 	Prefix bool   // matches the words it starts; otherwise only itself
 	runes  int
-	// stems are the word's folded stems, by language (see Stem), from the
-	// word as first written.
-	stems [NumLangs]string
+	// raw is the word as first written; stems are its folded stems, by
+	// language (see Stem), filled by stem when the query is first run or
+	// keyed, not by ParseQuery: a query answered from a cache of rendered
+	// responses never needs them, and four stemmers per word cost more than
+	// the rest of such a request.
+	raw     string
+	stemmed bool
+	stems   [NumLangs]string
 }
 
 // Query is a search query as the index takes it: its distinct folded
@@ -62,10 +67,7 @@ func ParseQuery(q string) (Query, error) {
 		if len(out.words) == MaxQueryWords {
 			return Query{}, &QueryError{Detail: "q has more than 10 different words; a search takes at most 10"}
 		}
-		qw := QueryWord{Text: w, Prefix: last || n >= 2, runes: n}
-		for l := range qw.stems {
-			qw.stems[l] = stemOf(Lang(l), raw)
-		}
+		qw := QueryWord{Text: w, Prefix: last || n >= 2, runes: n, raw: raw}
 		out.words = append(out.words, qw)
 		longest = max(longest, n)
 	}
@@ -75,12 +77,27 @@ func ParseQuery(q string) (Query, error) {
 	return out, nil
 }
 
+// stem fills in the stems of q's words, once (the words are shared by
+// the copies of q).
+func (q Query) stem() {
+	for i := range q.words {
+		w := &q.words[i]
+		if !w.stemmed {
+			for l := range w.stems {
+				w.stems[l] = stemOf(Lang(l), w.raw)
+			}
+			w.stemmed = true
+		}
+	}
+}
+
 // Key is the query in a canonical form: two queries with the same key
 // find the same flags with the same ranks, whatever their separators,
 // case, word order or repeated words. A word whose stems are not all
 // itself has them after a ~, by language: diacritics count through them
 // (otobüsler has the Turkish stem otobus, otobusler only itself).
 func (q Query) Key() string {
+	q.stem()
 	keys := make([]string, len(q.words))
 	for i, w := range q.words {
 		keys[i] = w.Text

@@ -31,6 +31,7 @@ type plan struct {
 // plan resolves each word of q to its exact and prefix ranges in the
 // languages o searches.
 func (ix *searchIndex) plan(q Query, o *FindOptions) []plan {
+	q.stem()
 	plans := make([]plan, len(q.words))
 	for i := range q.words {
 		p := &plans[i]
