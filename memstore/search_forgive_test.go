@@ -289,3 +289,28 @@ func TestSubtractAndKindOf(t *testing.T) {
 		}
 	}
 }
+
+// A word of the text that several query words match is marked once, with
+// the best of their kinds (exact, prefix, stem, typo), whatever the order
+// of the query's words.
+func TestSearchMatchBestKind(t *testing.T) {
+	s := langSnapshot(t, [][NumLangs]string{{TR: "Hep otobüste uyur"}})
+	for _, tc := range []struct{ a, b, want string }{
+		{"otob", "otobüste", "[{4 12 exact}]"},
+		{"otob", "otobüsta", "[{4 12 prefix}]"},
+		{"otobüsler", "otobüsta", "[{4 12 stem}]"},
+		{"otobüsler", "otob", "[{4 12 prefix}]"},
+		{"otobüste", "otobüsler", "[{4 12 exact}]"},
+	} {
+		for _, q := range []string{tc.a + " " + tc.b, tc.b + " " + tc.a} {
+			_, res := findIDs(t, s, q, FindOptions{})
+			if len(res.Hits) != 1 {
+				t.Errorf("%q: hits %v, want one", q, res.Hits)
+				continue
+			}
+			if got := fmt.Sprint(res.Hits[0].Matches[TR]); got != tc.want {
+				t.Errorf("%q: Turkish matches %s, want %s", q, got, tc.want)
+			}
+		}
+	}
+}
