@@ -636,10 +636,14 @@ function listView(route) {
     el.filters.hidden = !panels.filters;
     if (!panels.filters) { el.filters.replaceChildren(); return; }
     const searching = data && data.mode === 'search';
-    const counts = new Map((lists.categories || []).map((c) => [c.enum, c.count]));
+    // The counts are of every flag, as /categories and /regions give
+    // them: beside a search they would read as the search's, so a search
+    // shows the names alone.
+    const counts = new Map(searching ? [] : (lists.categories || []).map((c) => [c.enum, c.count]));
     const regs = lists.regions || [];
     const cur = get('region');
-    const regOptions = regs.map((r) => [r.code ? r.code.toLowerCase() : 'world', `${region(r.code)} (${num(r.count)})`]);
+    const regOptions = regs.map((r) => [r.code ? r.code.toLowerCase() : 'world',
+      searching ? region(r.code) : `${region(r.code)} (${num(r.count)})`]);
     if (cur && !regOptions.some(([v]) => v === cur.toLowerCase())) regOptions.unshift([cur.toLowerCase(), region(cur.toLowerCase() === 'world' ? null : cur.toUpperCase())]);
     const seg = h('div', { class: 'seg', role: 'group', id: 'dominant', 'aria-labelledby': 'dominant-label' },
       DOMINANTS.map((d) => h('button', {

@@ -425,6 +425,9 @@ async function main() {
       await page.waitForFunction(() => document.querySelectorAll('#region option').length > 2);
       check(await page.locator('#search-lang').isVisible(), 'searching, the filters offer a language');
       check(!(await page.locator('#filters').evaluate((e) => e.inert)), 'the filters apply to search');
+      const labels = await page.locator('#category option, #region option').allTextContents();
+      check(labels.length > 4 && !labels.some((l) => /\(\d/.test(l)),
+        `searching, the filters show no counts of all flags: ${labels.slice(0, 4).join(' | ')}`);
       await Promise.all([api('search', (u) => u.includes('q=phone') && u.includes('category=relationship')),
         page.selectOption('#category', 'relationship')]);
       await settled();
