@@ -17,6 +17,16 @@ func TestFoldThroughLowerCase(t *testing.T) {
 	}
 }
 
+// Runes from U+0080 up are not ASCII: they keep their UTF-8 form, at the
+// boundary too.
+func TestFoldKeepsNonASCII(t *testing.T) {
+	for in, want := range map[string]string{"a\u0080b": "a\u0080b", "\u007fZ": "\u007fz", "\u00c0\u0080": "a\u0080"} {
+		if got := Fold(in); got != want || !utf8.ValidString(got) {
+			t.Errorf("Fold(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // FuzzFold checks what search relies on for any input, valid UTF-8 or
 // not: folding never panics and is idempotent, words are valid, non-empty,
 // already folded and free of separators, folding before splitting changes
