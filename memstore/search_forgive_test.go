@@ -314,3 +314,21 @@ func TestSearchMatchBestKind(t *testing.T) {
 		}
 	}
 }
+
+// Words of three letters or more are stemmed, shorter ones are their own
+// folded form: Turkish evi and eve stem to ev, and so a three-letter
+// query finds the other inflection.
+func TestStemFromThreeLetters(t *testing.T) {
+	for _, tc := range []struct {
+		l        Lang
+		in, want string
+	}{{TR, "evi", "ev"}, {TR, "Eve", "ev"}, {EN, "its", "it"}, {TR, "EV", "ev"}, {EN, "Is", "is"}} {
+		if got := Stem(tc.l, tc.in); got != tc.want {
+			t.Errorf("Stem(%d, %q) = %q, want %q", tc.l, tc.in, got, tc.want)
+		}
+	}
+	s := langSnapshot(t, [][NumLangs]string{{TR: "Akşam eve gider"}})
+	if _, res := findIDs(t, s, "evi", FindOptions{}); len(res.Hits) != 1 || fmt.Sprint(res.Hits[0].Matches[TR]) != "[{6 9 stem}]" {
+		t.Errorf("evi: hits %v, want eve as a stem", res.Hits)
+	}
+}
