@@ -332,3 +332,21 @@ func TestStemFromThreeLetters(t *testing.T) {
 		t.Errorf("evi: hits %v, want eve as a stem", res.Hits)
 	}
 }
+
+// Typos count code points, not bytes, in scripts that folding keeps as
+// they are: one substituted Cyrillic letter in six is one typo, a word of
+// four Cyrillic letters (eight bytes) allows none, two substitutions in
+// six are too many.
+func TestSearchTypoOtherScripts(t *testing.T) {
+	s := langSnapshot(t, [][NumLangs]string{{EN: "Moscow is Москва"}, {EN: "Кофе дома"}})
+	for q, want := range map[string]string{"масква": "[{10 16 typo}]", "мсоква": "[{10 16 typo}]", "Москва": "[{10 16 exact}]", "моск": "[{10 16 prefix}]"} {
+		if _, res := findIDs(t, s, q, FindOptions{}); len(res.Hits) != 1 || fmt.Sprint(res.Hits[0].Matches[EN]) != want {
+			t.Errorf("%s: hits %v, want one with English matches %s", q, res.Hits, want)
+		}
+	}
+	for _, q := range []string{"кафе", "масквв"} {
+		if ids, _ := findIDs(t, s, q, FindOptions{}); ids != nil {
+			t.Errorf("%s: hits %v, want none", q, ids)
+		}
+	}
+}

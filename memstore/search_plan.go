@@ -141,7 +141,7 @@ func (ix *searchIndex) typos(p *plan, o *FindOptions, left int, res *SearchResul
 			continue
 		}
 		if w == nil {
-			w = newTypoWalk(t, p.w.Text, p.w.Prefix, left)
+			w = newTypoWalk(t, p.w.Text, left)
 		}
 		w.reset(t, left-spent)
 		done := w.run()

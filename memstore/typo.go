@@ -19,14 +19,15 @@ func MaxTypos(n int) int {
 // typoWalk finds the words of a trie within k typos of a query word: a
 // depth-first walk over the trie's nodes that keeps, per depth, the row
 // of the distance table of the node's prefix against the query, and
-// leaves a branch once every cell of its row is over k. For a prefix
-// word, the first node whose prefix is within k of the whole query word
-// takes its whole subtree; otherwise a word is taken when it is within k.
+// leaves a branch once every cell of its row is over k. The first node
+// whose prefix is within k of the whole query word takes its whole
+// subtree: every word with typos is a prefix word (ParseQuery makes every
+// word of two letters or more one, and typos start at five), so the words
+// that start within k of it match.
 type typoWalk struct {
 	t      *trie
 	q      []rune
 	k      int
-	prefix bool
 	rows   [][]int32 // rows[d]: the prefix of d code points against q
 	path   []rune    // path[d-1]: the code point at depth d
 	out    []span
@@ -34,8 +35,8 @@ type typoWalk struct {
 	limit  int // the most visits; past it the walk stops
 }
 
-func newTypoWalk(t *trie, q string, prefix bool, limit int) *typoWalk {
-	w := &typoWalk{t: t, q: []rune(q), prefix: prefix, limit: limit}
+func newTypoWalk(t *trie, q string, limit int) *typoWalk {
+	w := &typoWalk{t: t, q: []rune(q), limit: limit}
 	w.k = MaxTypos(len(w.q))
 	depth := len(w.q) + w.k + 1
 	cells := make([]int32, (depth+1)*(len(w.q)+1))
@@ -61,12 +62,12 @@ func (w *typoWalk) run() bool {
 	if w.k == 0 || len(w.t.nodes) == 0 {
 		return true
 	}
-	return w.walk(0, 0, 0, 0, [utf8.UTFMax]byte{})
+	return w.walk(0, 0, 0, [utf8.UTFMax]byte{})
 }
 
-// walk visits the children of node, whose prefix has depth code points
-// and nb bytes; pend[:np] holds the bytes of a code point not yet complete.
-func (w *typoWalk) walk(node int32, depth, nb, np int, pend [utf8.UTFMax]byte) bool {
+// walk visits the children of node, whose prefix has depth code points;
+// pend[:np] holds the bytes of a code point not yet complete.
+func (w *typoWalk) walk(node int32, depth, np int, pend [utf8.UTFMax]byte) bool {
 	nd := w.t.nodes[node]
 	for _, e := range w.t.edges[nd.edgeLo:nd.edgeHi] {
 		if w.visits >= w.limit {
@@ -76,7 +77,7 @@ func (w *typoWalk) walk(node int32, depth, nb, np int, pend [utf8.UTFMax]byte) b
 		b := pend
 		b[np] = e.b
 		if np+1 < utf8.UTFMax && !utf8.FullRune(b[:np+1]) {
-			if !w.walk(e.node, depth, nb+1, np+1, b) {
+			if !w.walk(e.node, depth, np+1, b) {
 				return false
 			}
 			continue
@@ -89,16 +90,13 @@ func (w *typoWalk) walk(node int32, depth, nb, np int, pend [utf8.UTFMax]byte) b
 		row := w.rows[depth+1]
 		d := int(row[len(w.q)])
 		child := w.t.nodes[e.node]
-		if w.prefix && d <= w.k {
+		if d <= w.k {
 			if d > 0 {
 				w.out = append(w.out, span{child.lo, child.hi})
 			}
 			continue // the subtree is taken (or is the prefix itself)
 		}
-		if !w.prefix && d > 0 && d <= w.k && child.lo < child.hi && len(w.t.vocab[child.lo]) == nb+1 {
-			w.out = append(w.out, span{child.lo, child.lo + 1})
-		}
-		if best <= w.k && !w.walk(e.node, depth+1, nb+1, 0, pend) {
+		if best <= w.k && !w.walk(e.node, depth+1, 0, pend) {
 			return false
 		}
 	}
