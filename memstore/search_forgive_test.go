@@ -339,7 +339,7 @@ func TestStemFromThreeLetters(t *testing.T) {
 // six are too many.
 func TestSearchTypoOtherScripts(t *testing.T) {
 	s := langSnapshot(t, [][NumLangs]string{{EN: "Moscow is Москва"}, {EN: "Кофе дома"}})
-	for q, want := range map[string]string{"масква": "[{10 16 typo}]", "мсоква": "[{10 16 typo}]", "Москва": "[{10 16 exact}]", "моск": "[{10 16 prefix}]"} {
+	for q, want := range map[string]string{"масква": "[{10 16 typo}]", "мсоква": "[{10 16 typo}]", "омсква": "[{10 16 typo}]", "Москва": "[{10 16 exact}]", "моск": "[{10 16 prefix}]"} {
 		if _, res := findIDs(t, s, q, FindOptions{}); len(res.Hits) != 1 || fmt.Sprint(res.Hits[0].Matches[EN]) != want {
 			t.Errorf("%s: hits %v, want one with English matches %s", q, res.Hits, want)
 		}
