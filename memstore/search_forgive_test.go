@@ -350,3 +350,19 @@ func TestSearchTypoOtherScripts(t *testing.T) {
 		}
 	}
 }
+
+// Each search marks the flags it keeps with stamps of its own: a search
+// right after one of ten words (the most rounds) finds what it finds
+// alone, and so does a run of searches past the stamps' wrap.
+func TestSearchStampsDoNotLeak(t *testing.T) {
+	ten := "alpha bravo charlie delta echo foxtrot golf hotel india juliet"
+	s := langSnapshot(t, [][NumLangs]string{{EN: ten}, {EN: "alpha kilo"}, {EN: "bravo lima"}})
+	want := map[string]string{"alpha": "[flg_01 flg_00]", "bravo": "[flg_02 flg_00]", ten: "[flg_00]", "juliet": "[flg_00]"}
+	for range 3 {
+		for _, q := range []string{ten, "alpha", ten, "juliet", ten, "bravo"} {
+			if ids, _ := findIDs(t, s, q, FindOptions{}); fmt.Sprint(ids) != want[q] {
+				t.Fatalf("%q after a search of ten words: %v, want %s", q, ids, want[q])
+			}
+		}
+	}
+}
