@@ -366,3 +366,33 @@ func TestSearchStampsDoNotLeak(t *testing.T) {
 		}
 	}
 }
+
+// The index knows each language's mean number of distinct words per
+// flag, rounded up (what checking one candidate's words costs), and a
+// search takes its rarest word first: a rare word beside a common one
+// costs about the rare word's postings, in either order, not the common
+// word's.
+func TestSearchCostEstimates(t *testing.T) {
+	texts := make([][NumLangs]string, 0, 301)
+	for i := range 300 {
+		texts = append(texts, [NumLangs]string{EN: fmt.Sprintf("common word w%d", i), TR: "bir"})
+	}
+	texts = append(texts, [NumLangs]string{EN: "rare common", TR: "bir iki"})
+	s := langSnapshot(t, texts)
+	// English: 300 flags of three words, one of two; Turkish: 300 of one,
+	// one of two; the others one word each (zzN).
+	for l, want := range map[Lang]int{EN: (300*3 + 2 + 300) / 301, TR: (300 + 2 + 300) / 301, DE: 1} {
+		if got := s.search.perFlag[l]; got != want {
+			t.Errorf("perFlag[%d] = %d, want %d", l, got, want)
+		}
+	}
+	for _, q := range []string{"rare common", "common rare"} {
+		ids, res := findIDs(t, s, q, FindOptions{})
+		if fmt.Sprint(ids) != "[flg_300]" {
+			t.Fatalf("%q: %v", q, ids)
+		}
+		if res.Work >= 300 {
+			t.Errorf("%q: work %d, as much as reading the 301 postings of common", q, res.Work)
+		}
+	}
+}
