@@ -66,3 +66,29 @@ func TestParameterErrors(t *testing.T) {
 	mustStatus(t, e.get("/api/public/search?q=%C3%BC%C3%9F"), 200, "")
 	mustStatus(t, e.get("/api/public/search?q="+strings.Repeat("%C3%BC", 200)), 200, "")
 }
+
+// An integer's 400 names its range: offset has no upper bound worth
+// naming (it is capped at 2^53-1), limit and days name both ends. A value
+// of up to 1000 digits too large for an int is over the top (clamped, as
+// limit=101 is); more digits than that are refused.
+func TestIntegerParameterDetails(t *testing.T) {
+	e := newEnv(t, "sqlite", fixtureLines())
+	for path, want := range map[string]string{
+		"/api/public/flags?offset=-1":                           "offset must be an integer of at least 0",
+		"/api/public/flags?limit=0":                             "limit must be an integer between 1 and 100",
+		"/api/public/flag/red-exactly-sixty/trend?days=0":       "days must be an integer between 1 and 90",
+		"/api/public/search?q=bus&limit=x":                      "limit must be an integer between 1 and 50",
+		"/api/public/flags?limit=1" + strings.Repeat("0", 1000): "limit must be an integer between 1 and 100",
+	} {
+		r := e.get(path)
+		mustStatus(t, r, 400, "invalid_parameter")
+		if r.json["detail"] != want {
+			t.Errorf("%.60s: detail %q, want %q", path, r.json["detail"], want)
+		}
+	}
+	r := e.get("/api/public/flags?limit=1" + strings.Repeat("0", 999))
+	mustStatus(t, r, 200, "")
+	if r.json["limit"] != 100.0 {
+		t.Errorf("limit of 1000 digits: limit %v, want 100", r.json["limit"])
+	}
+}
