@@ -97,13 +97,7 @@ func (s *Snapshot) top(sc *searchScratch, alive []int32, limit int) ([]SearchHit
 		copy(ties[i+1:], ties[i:len(ties)-1])
 		top[i], ties[i] = cand{rank, f}, t
 	}
-	hits := make([]SearchHit, len(top))
-	pos := make([]int32, len(top))
-	for i, c := range top {
-		hits[i] = SearchHit{Flag: s.flags[c.f], Rank: c.rank}
-		pos[i] = c.f
-	}
-	return hits, pos
+	return s.hitsOf(len(top), func(i int) (float64, int32) { return top[i].rank, top[i].f })
 }
 
 // topSorted is top for a deep page (an offset past the first): it sorts
@@ -126,11 +120,18 @@ func (s *Snapshot) topSorted(sc *searchScratch, alive []int32, limit int, tie fu
 		return cmp.Compare(a.tie, b.tie)
 	})
 	all = all[:min(limit, len(all))]
-	hits := make([]SearchHit, len(all))
-	pos := make([]int32, len(all))
-	for i, c := range all {
-		hits[i] = SearchHit{Flag: s.flags[c.f], Rank: c.rank}
-		pos[i] = c.f
+	return s.hitsOf(len(all), func(i int) (float64, int32) { return all[i].rank, all[i].f })
+}
+
+// hitsOf makes the hits of n ranked flags, the i-th of rank and flag at(i),
+// and the flags' places in the snapshot.
+func (s *Snapshot) hitsOf(n int, at func(i int) (float64, int32)) ([]SearchHit, []int32) {
+	hits := make([]SearchHit, n)
+	pos := make([]int32, n)
+	for i := range n {
+		rank, f := at(i)
+		hits[i] = SearchHit{Flag: s.flags[f], Rank: rank}
+		pos[i] = f
 	}
 	return hits, pos
 }
