@@ -171,11 +171,15 @@ func TestCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	hot, _, err := db.CreateKey(ctx, "cluster-hot", "", 640)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range procs {
-		until(t, p.base+" loads the key", 20*time.Second, func() bool {
+		until(t, p.base+" loads the keys", 20*time.Second, func() bool {
 			_, m := readyz(p.admin)
 			k, _ := m["keys"].(map[string]any)
-			return k != nil && k["count"] == 1.0
+			return k != nil && k["count"] == 2.0
 		})
 	}
 
@@ -214,5 +218,72 @@ func TestCluster(t *testing.T) {
 	wg.Wait()
 	if ok.Load() != 60 || limited.Load() != 140 {
 		t.Fatalf("%d succeeded and %d were limited, want exactly 60 and 140", ok.Load(), limited.Load())
+	}
+	t.Run("leases", func(t *testing.T) { clusterLeases(t, procs, hot, client) })
+}
+
+// clusterLeases: a key of 640 a minute asked by 48 clients across three
+// instances at once is served partly from leases of its budget, never
+// past its limit; once the leases' unspent slots are back (a lease lasts
+// 250 ms), the instances have served it exactly 640.
+func clusterLeases(t *testing.T, procs []*proc, key string, client *http.Client) {
+	status := func(p *proc) int {
+		req, _ := http.NewRequest(http.MethodGet, p.base+"/api/public/stats", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Error(err)
+			return 0
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	var ok atomic.Int64
+	var wg sync.WaitGroup
+	for g := range 48 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 25 { // 1,200 requests in all
+				switch st := status(procs[g%3]); st {
+				case 200:
+					ok.Add(1)
+				case 429:
+				default:
+					t.Errorf("status %d", st)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if ok.Load() > 640 {
+		t.Fatalf("%d of 1,200 succeeded, over the limit of 640", ok.Load())
+	}
+	leased := 0.0
+	for _, p := range procs {
+		_, body := get(t, p.admin+"/metrics", "")
+		leased += metricValue(t, string(body), "flagpole_ratelimit_leased_total", "")
+	}
+	if leased == 0 {
+		t.Error("no request was served from a lease")
+	}
+	t.Logf("%d of 1,200 succeeded at once, %v of them from leases", ok.Load(), leased)
+	deadline := time.Now().Add(10 * time.Second)
+	for ok.Load() < 640 && time.Now().Before(deadline) {
+		if status(procs[0]) == 200 {
+			ok.Add(1)
+		} else {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if ok.Load() != 640 {
+		t.Fatalf("%d served in all, want exactly 640", ok.Load())
+	}
+	for _, p := range procs {
+		if st := status(p); st != 429 {
+			t.Errorf("%s: the 641st request answered %d", p.base, st)
+		}
 	}
 }

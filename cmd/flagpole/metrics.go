@@ -130,6 +130,14 @@ func (p *program) registerLimiterState(reg *prometheus.Registry, gauge func(name
 			Name: "flagpole_ratelimit_local_refusals_total",
 			Help: "Requests of a key over its limit refused until its reset without asking Redis.",
 		}, func() float64 { return float64(p.redis.LocalRefusals()) }))
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "flagpole_ratelimit_leased_total",
+			Help: "Requests allowed from slots of a key's budget leased from Redis, without a round trip.",
+		}, func() float64 { return float64(p.redis.Leased()) }))
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "flagpole_ratelimit_giveback_failures_total",
+			Help: "Unspent leased slots that could not be given back to Redis (they count until they leave the window).",
+		}, func() float64 { return float64(p.redis.GiveBackFailures()) }))
 	}
 	if p.limiter != nil {
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{

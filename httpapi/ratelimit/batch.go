@@ -18,16 +18,24 @@ import (
 
 // batchScript decides a batch of requests in one call, in order, on
 // Redis's own clock: KEYS[i] is request i's window, ARGV[1] the window in
-// milliseconds and ARGV[1+i] request i's limit. Each window is trimmed and
-// counted once per batch and appended to once; the count follows the
-// batch's own additions, so requests for one key inside a batch are
-// decided one after the other exactly as separate calls would be. The
-// answer holds three integers per request: allowed, the count after it,
-// and the milliseconds until the window's oldest request leaves it.
+// milliseconds, ARGV[2] a lease's time in milliseconds, ARGV[2i+1] request
+// i's limit and ARGV[2i+2] the slots it asks for: one for itself, more for
+// a lease (see lease.go). A request is granted nothing when the window is
+// full, else its own slot and as many of the others as keep the window
+// within three quarters of the limit. Each window is trimmed and counted
+// once per batch and appended to once; the count follows the batch's own
+// grants, so requests for one key inside a batch are decided one after
+// the other exactly as separate calls would be. A request's own slot is
+// stamped now, a lease's slots at the lease's end, so that the window
+// holds each of them for 60 seconds after its last possible use. The
+// answer holds three integers per request: the slots granted, the count
+// after them, and the milliseconds until the window's oldest request
+// leaves it; then the stamp of the leases' slots.
 var batchScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local win = tonumber(ARGV[1])
+local leased = now + tonumber(ARGV[2])
 local seen = {}
 local out = {}
 for i, key in ipairs(KEYS) do
@@ -45,32 +53,42 @@ for i, key in ipairs(KEYS) do
       if #head < 8 then break end
     end
     if gone > 0 then redis.call('LTRIM', key, gone, -1) end
-    s = {count = redis.call('LLEN', key), add = 0, oldest = oldest}
+    s = {count = redis.call('LLEN', key), add = 0, lease = 0, oldest = oldest}
     seen[key] = s
   end
-  local allowed = 0
-  if s.count < tonumber(ARGV[1 + i]) then
-    s.count = s.count + 1
+  local limit = tonumber(ARGV[2 * i + 1])
+  local granted = 0
+  if s.count < limit then
+    granted = math.min(tonumber(ARGV[2 * i + 2]), math.max(1, limit - math.floor(limit / 4) - s.count))
+    s.count = s.count + granted
     s.add = s.add + 1
-    allowed = 1
+    s.lease = s.lease + granted - 1
   end
-  out[3 * i - 2] = allowed
+  out[3 * i - 2] = granted
   out[3 * i - 1] = s.count
 end
-local stamp = string.format('%d', now)
+local function push(key, stamp, n)
+  local stamps = {}
+  for j = 1, math.min(n, 1000) do stamps[j] = stamp end
+  while n > 0 do
+    local m = math.min(n, 1000)
+    redis.call('RPUSH', key, unpack(stamps, 1, m))
+    n = n - m
+  end
+end
 for key, s in pairs(seen) do
   if s.add > 0 then
-    local stamps = {}
-    for j = 1, s.add do stamps[j] = stamp end
-    redis.call('RPUSH', key, unpack(stamps))
-    redis.call('PEXPIRE', key, ARGV[1])
+    push(key, string.format('%d', now), s.add)
+    push(key, string.format('%d', leased), s.lease)
+    redis.call('PEXPIRE', key, win + tonumber(ARGV[2]))
     if s.oldest == 0 then s.oldest = now end
   end
-  if s.oldest > 0 then s.left = s.oldest + win - now else s.left = 0 end
+  if s.oldest > 0 then s.left = math.max(s.oldest + win - now, 0) else s.left = 0 end
 end
 for i, key in ipairs(KEYS) do
   out[3 * i] = seen[key].left
 end
+out[3 * #KEYS + 1] = leased
 return out
 `)
 
@@ -88,9 +106,13 @@ var errClosed = errors.New("redis rate limit: limiter closed")
 type call struct {
 	key     string
 	limit   int
+	want    int // slots asked: 1, more for a lease
 	now     time.Time
 	queued  time.Time // monotonic; the request gives up timeout after it
 	d       Decision
+	granted int   // slots granted, the request's own included
+	count   int   // the window's count after them
+	stamp   int64 // Redis's stamp of a lease's slots
 	err     error
 	decided chan struct{}
 }
@@ -121,24 +143,34 @@ func (b *batcher) close() {
 	b.wg.Wait()
 }
 
-// decide queues one request and waits for its batch's answer.
-func (b *batcher) decide(key string, limit int, now time.Time) (Decision, error) {
+// answer is a batch's answer to one request.
+type answer struct {
+	d       Decision
+	granted int       // slots granted, the request's own included
+	count   int       // the window's count after them
+	stamp   int64     // Redis's stamp of the slots beyond the first
+	queued  time.Time // when the request was queued, before it was sent
+}
+
+// decide queues one request asking for want slots and waits for its
+// batch's answer.
+func (b *batcher) decide(key string, limit, want int, now time.Time) (answer, error) {
 	c := calls.Get().(*call)
-	c.key, c.limit, c.now, c.queued = key, limit, now, time.Now()
+	c.key, c.limit, c.want, c.now, c.queued = key, limit, max(want, 1), now, time.Now()
 	select {
 	case b.queue <- c:
 	case <-b.quit:
-		return Decision{}, errClosed
+		return answer{}, errClosed
 	}
 	select {
 	case <-c.decided:
 	case <-b.quit:
-		return Decision{}, errClosed // c may still be answered: not reused
+		return answer{}, errClosed // c may still be answered: not reused
 	}
-	d, err := c.d, c.err
-	c.d, c.err, c.key = Decision{}, nil, ""
+	a, err := answer{d: c.d, granted: c.granted, count: c.count, stamp: c.stamp, queued: c.queued}, c.err
+	*c = call{decided: c.decided}
 	calls.Put(c)
-	return d, err
+	return a, err
 }
 
 // send takes a request, adds every request queued meanwhile, and decides
@@ -197,14 +229,14 @@ func (b *batcher) run(batch []*call, live []*call) {
 	ctx, cancel := context.WithDeadline(context.Background(), oldest.Add(timeout))
 	defer cancel()
 	keys := make([]string, len(live))
-	args := make([]any, 1+len(live))
-	args[0] = Window.Milliseconds()
+	args := make([]any, 2+2*len(live))
+	args[0], args[1] = Window.Milliseconds(), b.r.leaseFor.Milliseconds()
 	for i, c := range live {
 		keys[i] = b.r.windowKey(c.key)
-		args[1+i] = c.limit
+		args[2+2*i], args[3+2*i] = c.limit, c.want
 	}
 	res, err := batchScript.Run(ctx, b.r.client, keys, args...).Int64Slice()
-	if err == nil && len(res) != 3*len(live) {
+	if err == nil && len(res) != 3*len(live)+1 {
 		err = fmt.Errorf("%d answers for %d requests", len(res), len(live))
 	}
 	if err != nil {
@@ -214,9 +246,11 @@ func (b *batcher) run(batch []*call, live []*call) {
 		}
 		return
 	}
+	stamp := res[3*len(live)]
 	for i, c := range live {
-		used := int(res[3*i+1])
-		c.d = Decision{Allowed: res[3*i] == 1, Limit: c.limit, Remaining: max(c.limit-used, 0), Used: used,
+		c.granted, c.count, c.stamp = int(res[3*i]), int(res[3*i+1]), stamp
+		used := c.count - max(c.granted-1, 0) // a lease's slots are not spent yet
+		c.d = Decision{Allowed: c.granted > 0, Limit: c.limit, Remaining: max(c.limit-used, 0), Used: used,
 			Reset: c.now.Add(time.Duration(res[3*i+2]) * time.Millisecond)}
 	}
 }

@@ -27,7 +27,7 @@ func testRedis(t *testing.T, url string, timeout time.Duration) *Redis {
 func newCalls(keys ...string) []*call {
 	out := make([]*call, len(keys))
 	for i, k := range keys {
-		out[i] = &call{key: k, limit: 3, now: time.Now(), queued: time.Now(), decided: make(chan struct{}, 1)}
+		out[i] = &call{key: k, limit: 3, want: 1, now: time.Now(), queued: time.Now(), decided: make(chan struct{}, 1)}
 	}
 	return out
 }

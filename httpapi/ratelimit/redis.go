@@ -37,14 +37,32 @@ end
 // single script call deciding them in order (see batchScript). A key that Redis
 // refused is refused locally until its reset time, without a round trip:
 // a refused request does not count, so the window cannot free a slot
-// before the oldest request leaves it, on any instance.
+// before the oldest request leaves it, on any instance; but a lease can
+// give unspent slots back, so a key that leases is refused locally for two
+// leases' time at most.
+//
+// A key of a high limit asked often leases slots of its budget for a
+// moment and spends them without a round trip (see lease.go).
 type Redis struct {
-	client  *redis.Client
-	prefix  string
-	timeout time.Duration
-	batch   *batcher
-	refused sync.Map // key -> refusal: over the limit until reset
-	local   atomic.Int64
+	client   *redis.Client
+	prefix   string
+	timeout  time.Duration
+	leaseFor time.Duration
+	batch    *batcher
+	refused  sync.Map // key -> refusal: over the limit until reset
+	local    atomic.Int64
+
+	leases sync.Map // key -> *lease
+	leased atomic.Int64
+	lost   atomic.Int64 // unspent slots not given back
+	hold   sync.Mutex   // guards held and back
+	held   []*lease     // the leases holding slots
+	back   []giveBack   // slots to give back at the next return
+
+	stop     chan struct{} // closes the returns
+	returned chan struct{} // closed when the returns are done
+	closing  sync.Once
+	closeErr error
 }
 
 // refusal is a key's last refusal by Redis.
@@ -52,6 +70,7 @@ type refusal struct {
 	limit int
 	used  int
 	reset time.Time
+	until time.Time // refused locally until then: reset, or sooner for a key that leases
 }
 
 // RedisOptions configure a Redis limiter.
@@ -64,6 +83,10 @@ type RedisOptions struct {
 // NewRedis connects to Redis; it does not fail when Redis is down (the
 // fallback covers that), only when the URL is wrong.
 func NewRedis(o RedisOptions) (*Redis, error) {
+	return newRedis(o, leaseFor)
+}
+
+func newRedis(o RedisOptions, leaseTime time.Duration) (*Redis, error) {
 	opt, err := redis.ParseURL(o.URL)
 	if err != nil {
 		return nil, fmt.Errorf("redis URL: %w", err)
@@ -77,8 +100,10 @@ func NewRedis(o RedisOptions) (*Redis, error) {
 	opt.MaxRetries = 0
 	opt.PoolSize = 64
 	opt.PoolTimeout = o.Timeout
-	r := &Redis{client: redis.NewClient(opt), prefix: o.Prefix, timeout: o.Timeout}
+	r := &Redis{client: redis.NewClient(opt), prefix: o.Prefix, timeout: o.Timeout, leaseFor: leaseTime,
+		stop: make(chan struct{}), returned: make(chan struct{})}
 	r.batch = newBatcher(r)
+	go r.returns()
 	return r, nil
 }
 
@@ -87,11 +112,17 @@ func NewRedis(o RedisOptions) (*Redis, error) {
 // side by side during an upgrade (each kind then keeps its own budget).
 func (r *Redis) windowKey(key string) string { return r.prefix + "rw:" + key }
 
-// Close stops the batches and closes the connections; a decision asked
-// afterwards fails.
+// Close gives back the slots leases hold, stops the batches and closes
+// the connections; a decision asked afterwards fails. Closing again
+// does nothing.
 func (r *Redis) Close() error {
-	r.batch.close()
-	return r.client.Close()
+	r.closing.Do(func() {
+		close(r.stop)
+		<-r.returned
+		r.batch.close()
+		r.closeErr = r.client.Close()
+	})
+	return r.closeErr
 }
 
 // Ping checks that Redis answers and loads the script, so that the first
@@ -103,6 +134,9 @@ func (r *Redis) Ping(ctx context.Context) error {
 		return err
 	}
 	if err := batchScript.Load(ctx, r.client).Err(); err != nil {
+		return err
+	}
+	if err := returnScript.Load(ctx, r.client).Err(); err != nil {
 		return err
 	}
 	return peekScript.Load(ctx, r.client).Err()
@@ -119,36 +153,67 @@ func (r *Redis) refusedUntil(key string, limit int, now time.Time) (Decision, bo
 		return Decision{}, false
 	}
 	f := v.(*refusal)
-	if f.limit != limit || !now.Before(f.reset) {
+	if f.limit != limit || !now.Before(f.until) {
 		return Decision{}, false
 	}
 	return Decision{Limit: limit, Used: f.used, Reset: f.reset}, true
 }
 
-// Sweep forgets the refusals whose reset time has passed.
+// Sweep forgets the refusals whose reset time has passed and the leases
+// of idle keys.
 func (r *Redis) Sweep(now time.Time) {
+	r.sweepLeases()
 	r.refused.Range(func(k, v any) bool {
-		if !now.Before(v.(*refusal).reset) {
+		if !now.Before(v.(*refusal).until) {
 			r.refused.CompareAndDelete(k, v)
 		}
 		return true
 	})
 }
 
-// Allow spends one request of key's budget in Redis, in the next batch.
+// Allow spends one request of key's budget: from a lease's slots when
+// it holds any, else in Redis, in the next batch.
 func (r *Redis) Allow(_ context.Context, key string, limit int, now time.Time) (Decision, error) {
+	var l *lease
+	want := 1
+	if limit >= 2*leaseShare {
+		l = r.leaseOf(key)
+		d, ok, asks := l.take(limit, time.Now(), r.leaseFor)
+		if ok {
+			r.leased.Add(1)
+			return d, nil
+		}
+		if asks > 0 {
+			want = asks
+		} else {
+			l = nil // another request of the key is asking for slots
+		}
+	}
 	if d, ok := r.refusedUntil(key, limit, now); ok {
+		if l != nil {
+			l.done(r, limit, answer{}, errRefused)
+		}
 		r.local.Add(1)
 		return d, nil
 	}
-	d, err := r.batch.decide(key, limit, now)
+	a, err := r.batch.decide(key, limit, want, now)
+	if l != nil {
+		l.done(r, limit, a, err)
+	}
 	if err != nil {
 		return Decision{}, err
 	}
-	if !d.Allowed {
-		r.refused.Store(key, &refusal{limit: limit, used: d.Used, reset: d.Reset})
+	if !a.d.Allowed {
+		f := &refusal{limit: limit, used: a.d.Used, reset: a.d.Reset, until: a.d.Reset}
+		if limit >= 2*leaseShare {
+			// Leases give slots back before the window frees them.
+			if soon := now.Add(2 * r.leaseFor); soon.Before(f.until) {
+				f.until = soon
+			}
+		}
+		r.refused.Store(key, f)
 	}
-	return d, nil
+	return a.d, nil
 }
 
 // Peek reads key's budget in Redis without spending any of it.
@@ -166,6 +231,12 @@ func (r *Redis) Peek(ctx context.Context, key string, limit int, now time.Time) 
 		return Decision{}, fmt.Errorf("redis rate limit: unexpected answer %v", res)
 	}
 	used := int(res[0])
+	if v, ok := r.leases.Load(key); ok { // held here, not spent
+		l := v.(*lease)
+		l.mu.Lock()
+		used -= l.unspent(limit, time.Now())
+		l.mu.Unlock()
+	}
 	d := Decision{Allowed: used < limit, Limit: limit, Remaining: max(limit-used, 0), Used: used, Reset: now}
 	if used > 0 {
 		d.Reset = now.Add(time.Duration(res[1]) * time.Millisecond)

@@ -1,0 +1,251 @@
+package ratelimit
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Leases. A key with a high limit, asked often on an instance, would cost
+// that instance a Redis round trip per request. Instead, when such a
+// request goes to Redis, it asks for its own slot and for as many more as
+// the key's recent rate on this instance would spend in a lease's time
+// (250 ms): Redis counts them all in the window at once, and the instance
+// spends the extra slots locally, without a round trip, until they are
+// gone or the lease's time is up. Then it gives the unspent ones back.
+//
+// Exactness: a lease's slots are stamped in the window with the end of
+// the lease (Redis's time when it granted them, plus the lease's time),
+// and the instance spends none after that end, measured from before it
+// asked. So each slot stays in the window for at least 60 seconds after
+// the request that spent it, and every window still holds at most the
+// limit: never more than the limit in any rolling 60 s, on every instance
+// together. What a lease costs is the other way: its unspent slots count
+// as spent until they are given back, so other instances may be refused
+// early while they are held. To keep that small, a lease holds at most a
+// 64th of the key's limit, only keys of at least 128 a minute lease (so a
+// key at the default 60 is decided exactly, request by request), and no
+// lease is granted past three quarters of a window: the last quarter of a
+// budget is always decided request by request.
+
+const (
+	// leaseFor is how long a lease's slots may be spent.
+	leaseFor = 250 * time.Millisecond
+	// leaseShare: a lease holds at most limit/leaseShare slots beyond the
+	// request that asked for it; a key whose limit is below twice it
+	// never leases.
+	leaseShare = 64
+	// maxLease bounds a lease's slots whatever the limit.
+	maxLease = 1000
+)
+
+// lease is an instance's view of one key: the slots it holds and the
+// key's recent rate here.
+type lease struct {
+	key    string
+	mu     sync.Mutex
+	limit  int       // the limit the slots were granted under
+	left   int       // slots held, not spent yet
+	until  time.Time // no slot is spent from then on (monotonic clock)
+	stamp  int64     // the window's stamp of the held slots
+	count  int       // the window's count when granted, every held slot included
+	reset  time.Time // the window's reset when granted
+	held   bool      // on Redis.held, waiting to give back what is left
+	asking bool      // a request of this key is asking Redis for slots
+	asked  time.Time // when the last ask was queued (monotonic clock)
+	seen   int       // the key's decisions on this instance since then
+}
+
+// spend takes one held slot for a request of limit, if the lease allows.
+func (l *lease) spend(limit int, mono time.Time) (Decision, bool) {
+	if l.left == 0 || l.limit != limit || !mono.Before(l.until) {
+		return Decision{}, false
+	}
+	l.left--
+	used := l.count - l.left
+	return Decision{Allowed: true, Limit: limit, Remaining: max(limit-used, 0), Used: used, Reset: l.reset}, true
+}
+
+// unspent is the slots held and still spendable for limit at mono.
+func (l *lease) unspent(limit int, mono time.Time) int {
+	if l.limit != limit || !mono.Before(l.until) {
+		return 0
+	}
+	return l.left
+}
+
+// extra is how many slots beyond its own the asking request asks for:
+// the key's rate here since the last ask, over a lease's time.
+func (l *lease) extra(limit int, mono time.Time, leaseTime time.Duration) int {
+	if l.asked.IsZero() {
+		return 0
+	}
+	since := max(mono.Sub(l.asked), time.Millisecond)
+	n := int64(l.seen) * int64(leaseTime) / int64(since)
+	return int(min(n, int64(limit/leaseShare), maxLease))
+}
+
+// errRefused ends an ask that was refused without a round trip.
+var errRefused = errors.New("refused locally")
+
+// giveBack is a lease's unspent slots to remove from a window.
+type giveBack struct {
+	window string
+	stamp  int64
+	n      int
+}
+
+// returnScript removes unspent slots: ARGV[2i-1] is the stamp of KEYS[i]'s
+// slots and ARGV[2i] how many, counted from the list's end (a lease's
+// slots are among its newest). Slots of one stamp are alike, so which of
+// them goes does not matter.
+var returnScript = redis.NewScript(`
+for i, key in ipairs(KEYS) do
+  redis.call('LREM', key, -tonumber(ARGV[2 * i]), ARGV[2 * i - 1])
+end
+return #KEYS
+`)
+
+// leaseOf is key's lease, made on first use.
+func (r *Redis) leaseOf(key string) *lease {
+	if v, ok := r.leases.Load(key); ok {
+		return v.(*lease)
+	}
+	v, _ := r.leases.LoadOrStore(key, &lease{key: key})
+	return v.(*lease)
+}
+
+// take spends one held slot for a request of limit when it can. When it
+// cannot and no other request of the key is asking Redis, the request
+// asks: asks is the slots to ask for, its own and the lease's; 0 when
+// another request is asking.
+func (l *lease) take(limit int, mono time.Time, leaseTime time.Duration) (d Decision, ok bool, asks int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seen++
+	if d, ok := l.spend(limit, mono); ok {
+		return d, true, 0
+	}
+	if l.asking {
+		return Decision{}, false, 0
+	}
+	asks = 1 + l.extra(limit, mono, leaseTime)
+	l.asking, l.asked, l.seen = true, mono, 0
+	return Decision{}, false, asks
+}
+
+// done records what Redis granted the asking request beyond its own slot.
+func (l *lease) done(r *Redis, limit int, a answer, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.asking = false
+	if err != nil || a.granted <= 1 {
+		return
+	}
+	if l.left > 0 { // an older lease's slots, expired or of another limit
+		r.giveBack(giveBack{window: r.windowKey(l.key), stamp: l.stamp, n: l.left})
+	}
+	l.limit, l.left, l.until, l.stamp = limit, a.granted-1, a.queued.Add(r.leaseFor), a.stamp
+	l.count, l.reset = a.count, a.d.Reset
+	if !l.held {
+		l.held = true
+		r.hold.Lock()
+		r.held = append(r.held, l)
+		r.hold.Unlock()
+	}
+}
+
+// giveBack queues unspent slots for the next return.
+func (r *Redis) giveBack(g giveBack) {
+	r.hold.Lock()
+	r.back = append(r.back, g)
+	r.hold.Unlock()
+}
+
+// returns gives back, every quarter of a lease's time, the slots of the
+// leases whose time is up, until the limiter closes.
+func (r *Redis) returns() {
+	defer close(r.returned)
+	t := time.NewTicker(r.leaseFor / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			r.giveBackExpired(time.Now(), false)
+		case <-r.stop:
+			r.giveBackExpired(time.Now(), true)
+			return
+		}
+	}
+}
+
+// giveBackExpired returns the unspent slots of the leases whose time is
+// up at mono (of every lease when all is set) in one script call.
+func (r *Redis) giveBackExpired(mono time.Time, all bool) {
+	// l.mu is never taken under r.hold: done takes r.hold under l.mu.
+	r.hold.Lock()
+	back, held := r.back, r.held
+	r.back, r.held = nil, nil
+	r.hold.Unlock()
+	var keep []*lease
+	for _, l := range held {
+		l.mu.Lock()
+		if all || !mono.Before(l.until) {
+			if l.left > 0 {
+				back = append(back, giveBack{window: r.windowKey(l.key), stamp: l.stamp, n: l.left})
+				l.left = 0
+			}
+			l.held = false
+		} else {
+			keep = append(keep, l)
+		}
+		l.mu.Unlock()
+	}
+	if len(keep) > 0 {
+		r.hold.Lock()
+		r.held = append(r.held, keep...)
+		r.hold.Unlock()
+	}
+	if len(back) == 0 {
+		return
+	}
+	keys := make([]string, len(back))
+	args := make([]any, 0, 2*len(back))
+	for i, g := range back {
+		keys[i] = g.window
+		args = append(args, g.stamp, g.n)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
+	defer cancel()
+	if err := returnScript.Run(ctx, r.client, keys, args...).Err(); err != nil {
+		// The slots stay counted until they leave the window: other
+		// instances may be refused early, never allowed too much.
+		for _, g := range back {
+			r.lost.Add(int64(g.n))
+		}
+	}
+}
+
+// sweepLeases forgets the leases of keys not asked for a window's time.
+func (r *Redis) sweepLeases() {
+	mono := time.Now()
+	r.leases.Range(func(k, v any) bool {
+		l := v.(*lease)
+		l.mu.Lock()
+		idle := !l.asking && !l.held && mono.Sub(l.asked) > Window
+		l.mu.Unlock()
+		if idle {
+			r.leases.CompareAndDelete(k, v)
+		}
+		return true
+	})
+}
+
+// Leased counts the requests allowed from a lease, without a round trip.
+func (r *Redis) Leased() int64 { return r.leased.Load() }
+
+// GiveBackFailures counts the unspent slots that could not be given back.
+func (r *Redis) GiveBackFailures() int64 { return r.lost.Load() }
