@@ -18,9 +18,11 @@ import (
 
 // batchScript decides a batch of requests in one call, in order, on
 // Redis's own clock: KEYS[i] is request i's window, ARGV[1] the window in
-// milliseconds, ARGV[2] a lease's time in milliseconds, ARGV[2i+1] request
-// i's limit and ARGV[2i+2] the slots it asks for: one for itself, more for
-// a lease (see lease.go). A request is granted nothing when the window is
+// milliseconds, ARGV[2] a lease's time in milliseconds (rounded up, plus
+// one: Redis's clock counts whole milliseconds), and four per request from
+// ARGV[4i-1]: its limit, the slots it asks for (one for itself, more for a
+// lease: see lease.go), and the stamp and number of an ended lease's
+// unspent slots to give back first. A request is granted nothing when the window is
 // full, else its own slot and as many of the others as keep the window
 // within three quarters of the limit. Each window is trimmed and counted
 // once per batch and appended to once; the count follows the batch's own
@@ -39,6 +41,10 @@ local leased = now + tonumber(ARGV[2])
 local seen = {}
 local out = {}
 for i, key in ipairs(KEYS) do
+  local back = tonumber(ARGV[4 * i + 2])
+  if back > 0 then redis.call('LREM', key, -back, ARGV[4 * i + 1]) end
+end
+for i, key in ipairs(KEYS) do
   local s = seen[key]
   if not s then
     local gone, oldest = 0, 0
@@ -56,10 +62,10 @@ for i, key in ipairs(KEYS) do
     s = {count = redis.call('LLEN', key), add = 0, lease = 0, oldest = oldest}
     seen[key] = s
   end
-  local limit = tonumber(ARGV[2 * i + 1])
+  local limit = tonumber(ARGV[4 * i - 1])
   local granted = 0
   if s.count < limit then
-    granted = math.min(tonumber(ARGV[2 * i + 2]), math.max(1, limit - math.floor(limit / 4) - s.count))
+    granted = math.min(math.max(1, tonumber(ARGV[4 * i])), math.max(1, limit - math.floor(limit / 4) - s.count))
     s.count = s.count + granted
     s.add = s.add + 1
     s.lease = s.lease + granted - 1
@@ -106,7 +112,8 @@ var errClosed = errors.New("redis rate limit: limiter closed")
 type call struct {
 	key     string
 	limit   int
-	want    int // slots asked: 1, more for a lease
+	want    int  // slots asked: 1, more for a lease
+	back    back // an ended lease's unspent slots, given back first
 	now     time.Time
 	queued  time.Time // monotonic; the request gives up timeout after it
 	d       Decision
@@ -152,11 +159,11 @@ type answer struct {
 	queued  time.Time // when the request was queued, before it was sent
 }
 
-// decide queues one request asking for want slots and waits for its
-// batch's answer.
-func (b *batcher) decide(key string, limit, want int, now time.Time) (answer, error) {
+// decide queues one request asking for want slots (giving back the
+// slots of bk first) and waits for its batch's answer.
+func (b *batcher) decide(key string, limit, want int, bk back, now time.Time) (answer, error) {
 	c := calls.Get().(*call)
-	c.key, c.limit, c.want, c.now, c.queued = key, limit, max(want, 1), now, time.Now()
+	c.key, c.limit, c.want, c.back, c.now, c.queued = key, limit, max(want, 1), bk, now, time.Now()
 	select {
 	case b.queue <- c:
 	case <-b.quit:
@@ -229,11 +236,11 @@ func (b *batcher) run(batch []*call, live []*call) {
 	ctx, cancel := context.WithDeadline(context.Background(), oldest.Add(timeout))
 	defer cancel()
 	keys := make([]string, len(live))
-	args := make([]any, 2+2*len(live))
-	args[0], args[1] = Window.Milliseconds(), b.r.leaseFor.Milliseconds()
+	args := make([]any, 2+4*len(live))
+	args[0], args[1] = Window.Milliseconds(), leaseMS(b.r.leaseFor)
 	for i, c := range live {
 		keys[i] = b.r.windowKey(c.key)
-		args[2+2*i], args[3+2*i] = c.limit, c.want
+		args[2+4*i], args[3+4*i], args[4+4*i], args[5+4*i] = c.limit, c.want, c.back.stamp, c.back.n
 	}
 	res, err := batchScript.Run(ctx, b.r.client, keys, args...).Int64Slice()
 	if err == nil && len(res) != 3*len(live)+1 {

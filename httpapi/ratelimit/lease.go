@@ -15,10 +15,11 @@ import (
 // the key's recent rate on this instance would spend in a lease's time
 // (250 ms): Redis counts them all in the window at once, and the instance
 // spends the extra slots locally, without a round trip, until they are
-// gone or the lease's time is up. Then it gives the unspent ones back.
+// gone or the lease's time is up. Then it gives the unspent ones back:
+// the key's next ask in its own call, or else the background returns.
 //
 // Exactness: a lease's slots are stamped in the window with the end of
-// the lease (Redis's time when it granted them, plus the lease's time),
+// the lease (Redis's time when it granted them, plus leaseMS),
 // and the instance spends none after that end, measured from before it
 // asked. So each slot stays in the window for at least 60 seconds after
 // the request that spent it, and every window still holds at most the
@@ -54,6 +55,7 @@ type lease struct {
 	count  int       // the window's count when granted, every held slot included
 	reset  time.Time // the window's reset when granted
 	held   bool      // on Redis.held, waiting to give back what is left
+	gone   bool      // swept from Redis.leases: not to be used
 	asking bool      // a request of this key is asking Redis for slots
 	asked  time.Time // when the last ask was queued (monotonic clock)
 	seen   int       // the key's decisions on this instance since then
@@ -91,11 +93,19 @@ func (l *lease) extra(limit int, mono time.Time, leaseTime time.Duration) int {
 // errRefused ends an ask that was refused without a round trip.
 var errRefused = errors.New("refused locally")
 
-// giveBack is a lease's unspent slots to remove from a window.
-type giveBack struct {
-	window string
-	stamp  int64
-	n      int
+// back is an ended lease's unspent slots to remove from its window: how
+// many, of which stamp.
+type back struct {
+	stamp int64
+	n     int
+}
+
+// leaseMS is a lease's time as the script stamps it: in whole
+// milliseconds rounded up, plus one, since Redis's clock counts whole
+// milliseconds and the instance's lease runs from a time within the
+// millisecond before Redis's.
+func leaseMS(d time.Duration) int64 {
+	return (int64(d)+int64(time.Millisecond)-1)/int64(time.Millisecond) + 1
 }
 
 // returnScript removes unspent slots: ARGV[2i-1] is the stamp of KEYS[i]'s
@@ -118,23 +128,37 @@ func (r *Redis) leaseOf(key string) *lease {
 	return v.(*lease)
 }
 
-// take spends one held slot for a request of limit when it can. When it
-// cannot and no other request of the key is asking Redis, the request
-// asks: asks is the slots to ask for, its own and the lease's; 0 when
-// another request is asking.
-func (l *lease) take(limit int, mono time.Time, leaseTime time.Duration) (d Decision, ok bool, asks int) {
+// asking is what a request that goes to Redis for a key that leases asks.
+type asking struct {
+	want int  // slots: its own, and the lease's
+	back back // the ended lease's unspent slots, given back in the same call
+}
+
+// take spends one held slot for a request of limit when it can (ok).
+// When it cannot and no other request of the key is asking Redis, the
+// request asks (a.want > 0), giving back what an ended lease left; when
+// another is asking, a.want is 0. gone: the lease was swept, take another.
+func (l *lease) take(limit int, leaseTime time.Duration) (d Decision, ok bool, a asking, gone bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.gone {
+		return Decision{}, false, asking{}, true
+	}
+	mono := time.Now() // under the lock: no slot is spent after the lease's end
 	l.seen++
 	if d, ok := l.spend(limit, mono); ok {
-		return d, true, 0
+		return d, true, asking{}, false
 	}
 	if l.asking {
-		return Decision{}, false, 0
+		return Decision{}, false, asking{}, false
 	}
-	asks = 1 + l.extra(limit, mono, leaseTime)
+	a.want = 1 + l.extra(limit, mono, leaseTime)
+	if l.left > 0 { // ended, or granted under another limit
+		a.back = back{stamp: l.stamp, n: l.left}
+		l.left = 0
+	}
 	l.asking, l.asked, l.seen = true, mono, 0
-	return Decision{}, false, asks
+	return Decision{}, false, a, false
 }
 
 // done records what Redis granted the asking request beyond its own slot.
@@ -144,9 +168,6 @@ func (l *lease) done(r *Redis, limit int, a answer, err error) {
 	l.asking = false
 	if err != nil || a.granted <= 1 {
 		return
-	}
-	if l.left > 0 { // an older lease's slots, expired or of another limit
-		r.giveBack(giveBack{window: r.windowKey(l.key), stamp: l.stamp, n: l.left})
 	}
 	l.limit, l.left, l.until, l.stamp = limit, a.granted-1, a.queued.Add(r.leaseFor), a.stamp
 	l.count, l.reset = a.count, a.d.Reset
@@ -158,18 +179,11 @@ func (l *lease) done(r *Redis, limit int, a answer, err error) {
 	}
 }
 
-// giveBack queues unspent slots for the next return.
-func (r *Redis) giveBack(g giveBack) {
-	r.hold.Lock()
-	r.back = append(r.back, g)
-	r.hold.Unlock()
-}
-
 // returns gives back, every quarter of a lease's time, the slots of the
-// leases whose time is up, until the limiter closes.
-func (r *Redis) returns() {
+// leases whose time is up, until the limiter closes; then all.
+func (r *Redis) returns(every time.Duration) {
 	defer close(r.returned)
-	t := time.NewTicker(r.leaseFor / 4)
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
@@ -187,15 +201,18 @@ func (r *Redis) returns() {
 func (r *Redis) giveBackExpired(mono time.Time, all bool) {
 	// l.mu is never taken under r.hold: done takes r.hold under l.mu.
 	r.hold.Lock()
-	back, held := r.back, r.held
-	r.back, r.held = nil, nil
+	held := r.held
+	r.held = nil
 	r.hold.Unlock()
 	var keep []*lease
+	var keys []string
+	var args []any
 	for _, l := range held {
 		l.mu.Lock()
 		if all || !mono.Before(l.until) {
 			if l.left > 0 {
-				back = append(back, giveBack{window: r.windowKey(l.key), stamp: l.stamp, n: l.left})
+				keys = append(keys, r.windowKey(l.key))
+				args = append(args, l.stamp, l.left)
 				l.left = 0
 			}
 			l.held = false
@@ -209,22 +226,17 @@ func (r *Redis) giveBackExpired(mono time.Time, all bool) {
 		r.held = append(r.held, keep...)
 		r.hold.Unlock()
 	}
-	if len(back) == 0 {
+	if len(keys) == 0 {
 		return
-	}
-	keys := make([]string, len(back))
-	args := make([]any, 0, 2*len(back))
-	for i, g := range back {
-		keys[i] = g.window
-		args = append(args, g.stamp, g.n)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
 	defer cancel()
 	if err := returnScript.Run(ctx, r.client, keys, args...).Err(); err != nil {
 		// The slots stay counted until they leave the window: other
-		// instances may be refused early, never allowed too much.
-		for _, g := range back {
-			r.lost.Add(int64(g.n))
+		// instances may be refused early, never allowed too much. Not
+		// retried: the script may have run.
+		for i := 1; i < len(args); i += 2 {
+			r.lost.Add(int64(args[i].(int)))
 		}
 	}
 }
@@ -235,11 +247,11 @@ func (r *Redis) sweepLeases() {
 	r.leases.Range(func(k, v any) bool {
 		l := v.(*lease)
 		l.mu.Lock()
-		idle := !l.asking && !l.held && mono.Sub(l.asked) > Window
-		l.mu.Unlock()
-		if idle {
+		if !l.asking && !l.held && mono.Sub(l.asked) > Window {
+			l.gone = true
 			r.leases.CompareAndDelete(k, v)
 		}
+		l.mu.Unlock()
 		return true
 	})
 }

@@ -55,9 +55,8 @@ type Redis struct {
 	leases sync.Map // key -> *lease
 	leased atomic.Int64
 	lost   atomic.Int64 // unspent slots not given back
-	hold   sync.Mutex   // guards held and back
+	hold   sync.Mutex   // guards held
 	held   []*lease     // the leases holding slots
-	back   []giveBack   // slots to give back at the next return
 
 	stop     chan struct{} // closes the returns
 	returned chan struct{} // closed when the returns are done
@@ -83,10 +82,12 @@ type RedisOptions struct {
 // NewRedis connects to Redis; it does not fail when Redis is down (the
 // fallback covers that), only when the URL is wrong.
 func NewRedis(o RedisOptions) (*Redis, error) {
-	return newRedis(o, leaseFor)
+	return newRedis(o, leaseFor, leaseFor/4)
 }
 
-func newRedis(o RedisOptions, leaseTime time.Duration) (*Redis, error) {
+// newRedis makes a limiter whose leases last leaseTime, their unspent
+// slots given back every returnEvery.
+func newRedis(o RedisOptions, leaseTime, returnEvery time.Duration) (*Redis, error) {
 	opt, err := redis.ParseURL(o.URL)
 	if err != nil {
 		return nil, fmt.Errorf("redis URL: %w", err)
@@ -103,7 +104,7 @@ func newRedis(o RedisOptions, leaseTime time.Duration) (*Redis, error) {
 	r := &Redis{client: redis.NewClient(opt), prefix: o.Prefix, timeout: o.Timeout, leaseFor: leaseTime,
 		stop: make(chan struct{}), returned: make(chan struct{})}
 	r.batch = newBatcher(r)
-	go r.returns()
+	go r.returns(returnEvery)
 	return r, nil
 }
 
@@ -117,9 +118,9 @@ func (r *Redis) windowKey(key string) string { return r.prefix + "rw:" + key }
 // does nothing.
 func (r *Redis) Close() error {
 	r.closing.Do(func() {
+		r.batch.close() // no lease is granted after this
 		close(r.stop)
 		<-r.returned
-		r.batch.close()
 		r.closeErr = r.client.Close()
 	})
 	return r.closeErr
@@ -175,28 +176,31 @@ func (r *Redis) Sweep(now time.Time) {
 // it holds any, else in Redis, in the next batch.
 func (r *Redis) Allow(_ context.Context, key string, limit int, now time.Time) (Decision, error) {
 	var l *lease
-	want := 1
+	var ask asking
 	if limit >= 2*leaseShare {
 		l = r.leaseOf(key)
-		d, ok, asks := l.take(limit, time.Now(), r.leaseFor)
+		d, ok, a, gone := l.take(limit, r.leaseFor)
+		for gone { // swept meanwhile: the map holds a new one, or will
+			l = r.leaseOf(key)
+			d, ok, a, gone = l.take(limit, r.leaseFor)
+		}
 		if ok {
 			r.leased.Add(1)
 			return d, nil
 		}
-		if asks > 0 {
-			want = asks
-		} else {
+		ask = a
+		if ask.want == 0 {
 			l = nil // another request of the key is asking for slots
 		}
 	}
-	if d, ok := r.refusedUntil(key, limit, now); ok {
+	if d, ok := r.refusedUntil(key, limit, now); ok && ask.back.n == 0 {
 		if l != nil {
 			l.done(r, limit, answer{}, errRefused)
 		}
 		r.local.Add(1)
 		return d, nil
 	}
-	a, err := r.batch.decide(key, limit, want, now)
+	a, err := r.batch.decide(key, limit, ask.want, ask.back, now)
 	if l != nil {
 		l.done(r, limit, a, err)
 	}
@@ -234,7 +238,7 @@ func (r *Redis) Peek(ctx context.Context, key string, limit int, now time.Time) 
 	if v, ok := r.leases.Load(key); ok { // held here, not spent
 		l := v.(*lease)
 		l.mu.Lock()
-		used -= l.unspent(limit, time.Now())
+		used = max(used-l.unspent(limit, time.Now()), 0)
 		l.mu.Unlock()
 	}
 	d := Decision{Allowed: used < limit, Limit: limit, Remaining: max(limit-used, 0), Used: used, Reset: now}
