@@ -111,10 +111,12 @@ func leaseMS(d time.Duration) int64 {
 // returnScript removes unspent slots: ARGV[2i-1] is the stamp of KEYS[i]'s
 // slots and ARGV[2i] how many, counted from the list's end (a lease's
 // slots are among its newest). Slots of one stamp are alike, so which of
-// them goes does not matter.
+// them goes does not matter. A count of 0 removes nothing (LREM's 0 would
+// remove every slot of the stamp, spent ones too).
 var returnScript = redis.NewScript(`
 for i, key in ipairs(KEYS) do
-  redis.call('LREM', key, -tonumber(ARGV[2 * i]), ARGV[2 * i - 1])
+  local n = tonumber(ARGV[2 * i])
+  if n > 0 then redis.call('LREM', key, -n, ARGV[2 * i - 1]) end
 end
 return #KEYS
 `)

@@ -220,7 +220,7 @@ func TestLeaseOneInstanceCounts(t *testing.T) {
 // TestLeaseTimeUp: a lease's unspent slots go back to the window after
 // its time, and Close gives back what is held.
 func TestLeaseTimeUp(t *testing.T) {
-	rs := leasing(t, 2, 80*time.Millisecond)
+	rs := leasing(t, 2, 200*time.Millisecond)
 	r, other := rs[0], rs[1]
 	const limit = 6400
 	spend := func(n int) {
@@ -385,5 +385,88 @@ func TestLeaseTakeGivesBack(t *testing.T) {
 	}
 	if got := leaseMS(250*time.Millisecond + time.Microsecond); got != 252 {
 		t.Errorf("leaseMS(250.001 ms) = %d, want 252", got)
+	}
+}
+
+// TestLeaseBatchStamps: in a batch of several requests each lease gets
+// the batch's stamp, and its window holds the lease's slots under it.
+func TestLeaseBatchStamps(t *testing.T) {
+	r := leasing(t, 1, time.Second)[0]
+	var batch []*call
+	for _, k := range []string{"a", "b", "c"} {
+		batch = append(batch, &call{key: k, limit: 6400, want: 5, now: time.Now(), queued: time.Now(), decided: make(chan struct{}, 1)})
+	}
+	r.batch.run(batch, nil)
+	for _, c := range batch {
+		if c.err != nil || c.granted != 5 {
+			t.Fatalf("%s: granted %d, %v", c.key, c.granted, c.err)
+		}
+		st := windowStamps(t, r, c.key)
+		if len(st) != 5 || st[4] != c.stamp || st[1] != c.stamp || st[0] == c.stamp {
+			t.Errorf("%s: window %v, lease stamp %d", c.key, st, c.stamp)
+		}
+	}
+}
+
+// TestLeaseRefusalShort: after a 429 a key that leases is refused locally
+// for two leases' time (slots may come back sooner than the window
+// frees them), a key that does not lease until its reset; Peek of a full
+// window refuses.
+func TestLeaseRefusalShort(t *testing.T) {
+	r := leasing(t, 1, time.Second)[0]
+	for _, limit := range []int{2 * leaseShare, 2*leaseShare - 1} {
+		key := "full" + strconv.Itoa(limit)
+		for range limit {
+			if d, err := r.Allow(context.Background(), key, limit, time.Now()); err != nil || !d.Allowed {
+				t.Fatalf("limit %d: %+v %v", limit, d, err)
+			}
+		}
+		now := time.Now()
+		d, err := r.Allow(context.Background(), key, limit, now)
+		if err != nil || d.Allowed {
+			t.Fatalf("limit %d: one over: %+v %v", limit, d, err)
+		}
+		v, ok := r.refused.Load(key)
+		if !ok {
+			t.Fatalf("limit %d: no local refusal", limit)
+		}
+		want := d.Reset
+		if limit >= 2*leaseShare {
+			want = now.Add(2 * time.Second)
+		}
+		if got := v.(*refusal).until; !got.Equal(want) {
+			t.Errorf("limit %d: refused locally until %v after the 429, want %v", limit, got.Sub(now), want.Sub(now))
+		}
+		r.refused.Clear()
+		if p, err := r.Peek(context.Background(), key, limit, time.Now()); err != nil || p.Allowed || p.Remaining != 0 || p.Used != limit {
+			t.Errorf("limit %d: peek of a full window: %+v %v", limit, p, err)
+		}
+	}
+}
+
+// TestLeaseSweep: a key not asked for a window's time loses its lease
+// object; a request holding the old one takes the new one.
+func TestLeaseSweep(t *testing.T) {
+	r := leasing(t, 1, time.Second)[0]
+	old := r.leaseOf("idle")
+	old.mu.Lock()
+	old.asked = time.Now().Add(-Window - time.Second)
+	old.mu.Unlock()
+	busy := r.leaseOf("busy")
+	busy.mu.Lock()
+	busy.asked = time.Now()
+	busy.mu.Unlock()
+	r.Sweep(time.Now())
+	if r.leaseOf("idle") == old {
+		t.Error("the idle key's lease was kept")
+	}
+	if r.leaseOf("busy") != busy {
+		t.Error("the busy key's lease was swept")
+	}
+	if _, _, _, gone := old.take(6400, time.Second); !gone {
+		t.Error("the swept lease can still be taken")
+	}
+	if d, err := r.Allow(context.Background(), "idle", 6400, time.Now()); err != nil || !d.Allowed || d.Used != 1 {
+		t.Errorf("after the sweep: %+v %v", d, err)
 	}
 }
