@@ -113,7 +113,7 @@ func newRedis(o RedisOptions, leaseTime, returnEvery time.Duration) (*Redis, err
 // side by side during an upgrade (each kind then keeps its own budget).
 func (r *Redis) windowKey(key string) string { return r.prefix + "rw:" + key }
 
-// Close gives back the slots leases hold, stops the batches and closes
+// Close stops the batches, gives back the slots leases hold and closes
 // the connections; a decision asked afterwards fails. Closing again
 // does nothing.
 func (r *Redis) Close() error {
