@@ -1,7 +1,9 @@
 // Command ceiling is the benchmark's yardstick: plain net/http answering
 // every request with one fixed JSON body (the bytes of flagpole's default
 // /flags page), so that bench/run can say how close flagpole comes to what
-// this machine serves at all.
+// this machine serves at all. "/" sends the body with Content-Type and
+// Content-Length only; "/headers" sends it with the contract's thirteen
+// headers, fixed (bench/yardstick): what net/http alone costs for them.
 //
 //	ceiling -addr 127.0.0.1:18099 -body page.json
 package main
@@ -11,7 +13,8 @@ import (
 	"log"
 	"net/http"
 	"os"
-	"strconv"
+
+	"github.com/flagpole/flagpole/bench/yardstick"
 )
 
 func main() {
@@ -35,12 +38,5 @@ func main() {
 		copy(b[len(b)-2:], `"}`)
 		body = b
 	}
-	n := strconv.Itoa(len(body))
-	http.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Content-Type", "application/json; charset=utf-8")
-		h.Set("Content-Length", n)
-		w.Write(body)
-	})
-	log.Fatal(http.ListenAndServe(*addr, nil))
+	log.Fatal(http.ListenAndServe(*addr, yardstick.Mux(body)))
 }

@@ -293,8 +293,13 @@ run_cases() {
 	PIDS+=("$CEILING_PID")
 	"$BIN/freshness" ready -url "http://127.0.0.1:$CPORT/" -timeout 30s >/dev/null || die "the ceiling server did not start"
 	echo / >"$dir/ceiling.paths"
+	echo /headers >"$dir/ceiling-headers.paths"
 	log "[$SRC] wrk: $DURATION per case after a $WARMUP warm-up; the ceiling again for $CEIL_CHECK before each case and after the last; modes:$MODES"
 	bench_case ceiling - "http://127.0.0.1:$CPORT" "$dir/ceiling.paths" - 1
+	# The same body with the contract's thirteen headers, fixed: what plain
+	# net/http pays for them, the floor under every case of the API.
+	ceiling_check
+	bench_case ceiling-headers - "http://127.0.0.1:$CPORT" "$dir/ceiling-headers.paths" - 1
 	if [[ -n $NGINX_PID ]]; then
 		ceiling_check
 		bench_case ceiling-via-nginx ceiling-nginx "http://127.0.0.1:$((NPORT + 1))" "$dir/ceiling.paths" - 1

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flagpole/flagpole/bench/yardstick"
 	"github.com/flagpole/flagpole/httpapi"
 	"github.com/flagpole/flagpole/memstore"
 )
@@ -174,17 +175,6 @@ func (c *memConn) SetDeadline(time.Time) error      { return nil }
 func (c *memConn) SetReadDeadline(time.Time) error  { return nil }
 func (c *memConn) SetWriteDeadline(time.Time) error { return nil }
 
-// ceiling is bench/ceiling's handler.
-func ceiling(body []byte) http.Handler {
-	n := strconv.Itoa(len(body))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Content-Type", "application/json; charset=utf-8")
-		h.Set("Content-Length", n)
-		w.Write(body)
-	})
-}
-
 // defaultPage is the body of /api/public/flags.
 func defaultPage(b *testing.B, h http.Handler, key string) []byte {
 	var out []byte
@@ -228,7 +218,7 @@ func (c *captureConn) Write(p []byte) (int, error) { return c.out.Write(p) }
 
 func BenchmarkConnCeiling(b *testing.B) {
 	h, keys := connAPI(b)
-	serveConns(b, ceiling(defaultPage(b, h, keys[0])), []string{"/"}, keys)
+	serveConns(b, yardstick.Plain(defaultPage(b, h, keys[0])), []string{"/"}, keys)
 }
 
 func BenchmarkConnFlags(b *testing.B) {
@@ -256,36 +246,7 @@ func BenchmarkConnSearch(b *testing.B) {
 	serveConns(b, h, searchPaths(b), keys)
 }
 
-// ceilingHeaders is ceiling with the contract's thirteen headers, their
-// values built once: the least a net/http server pays for them.
-func ceilingHeaders(body []byte) http.Handler {
-	n := []string{strconv.Itoa(len(body))}
-	vals := func(v string) []string { return []string{v} }
-	fixed := map[string][]string{
-		"Access-Control-Allow-Origin":   vals("*"),
-		"Access-Control-Expose-Headers": vals("Etag,X-Ratelimit-Limit,X-Ratelimit-Remaining,X-Ratelimit-Reset,Ratelimit,Ratelimit-Policy,Retry-After,X-Request-Id,Www-Authenticate"),
-		"Cache-Control":                 vals("private, no-cache"),
-		"Content-Type":                  vals("application/json; charset=utf-8"),
-		"Etag":                          vals(`"ba5cb7535b6b6fc9"`),
-		"Ratelimit":                     vals(`"per-key";r=99999999;t=60`),
-		"Ratelimit-Policy":              vals(`"per-key";q=100000000;w=60`),
-		"Vary":                          vals("Accept-Encoding"),
-		"X-Ratelimit-Limit":             vals("100000000"),
-		"X-Ratelimit-Remaining":         vals("99999999"),
-		"X-Ratelimit-Reset":             vals("1795440419"),
-		"X-Request-Id":                  vals("6936f15a7523dec8-2"),
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		for k, v := range fixed {
-			h[k] = v
-		}
-		h["Content-Length"] = n
-		w.Write(body)
-	})
-}
-
 func BenchmarkConnCeilingHeaders(b *testing.B) {
 	h, keys := connAPI(b)
-	serveConns(b, ceilingHeaders(defaultPage(b, h, keys[0])), []string{"/"}, keys)
+	serveConns(b, yardstick.Headers(defaultPage(b, h, keys[0])), []string{"/"}, keys)
 }

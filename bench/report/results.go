@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -39,6 +40,12 @@ type Case struct {
 	SocketErrors int64    `json:"socket_errors"`
 	RPSRatio     *float64 `json:"rps_vs_ceiling,omitempty"`
 	P99Ratio     *float64 `json:"p99_vs_ceiling,omitempty"`
+	// HeadersRPSRatio and HeadersP99Ratio are the case's ratios to the
+	// ceiling over those of ceiling-headers (the same body with the
+	// contract's headers on plain net/http): how close the case comes to
+	// the least any net/http server answering the contract pays.
+	HeadersRPSRatio *float64 `json:"rps_vs_headers_yardstick,omitempty"`
+	HeadersP99Ratio *float64 `json:"p99_vs_headers_yardstick,omitempty"`
 	// CeilingRPS and CeilingP99ms are what the ratios are to: the mean of
 	// the ceiling's checks just before and after the case.
 	CeilingRPS   float64   `json:"ceiling_rps,omitempty"`
@@ -179,6 +186,7 @@ func build(src string, flags int, date string, run map[string]any, recs []record
 		}
 	}
 	idleP99 := r.setTargets(ceil)
+	r.setHeadersRatios()
 	r.Production = production(r.Cases)
 	ms := &measurer{r: r, flags: flags, big: flags >= 1_000_000, ceil: ceil, idleP99: idleP99}
 	ms.all()
@@ -212,6 +220,24 @@ func (r *Result) addCases(seq []Case) (checks []float64) {
 		r.Cases = append(r.Cases, c)
 	}
 	return checks
+}
+
+// setHeadersRatios sets each served case's ratios to ceiling-headers, when
+// the run measured it.
+func (r *Result) setHeadersRatios() {
+	i := slices.IndexFunc(r.Cases, func(c Case) bool { return c.Name == "ceiling-headers" && !c.Failed && c.RPSRatio != nil })
+	if i < 0 {
+		return
+	}
+	h := r.Cases[i]
+	for j := range r.Cases {
+		c := &r.Cases[j]
+		if c.Mode == "" || c.Failed || c.RPSRatio == nil {
+			continue
+		}
+		c.HeadersRPSRatio = ptr(*c.RPSRatio / *h.RPSRatio)
+		c.HeadersP99Ratio = ptr(*c.P99Ratio / *h.P99Ratio)
+	}
 }
 
 // setTargets sets each case's ratios to the ceiling and whether an
