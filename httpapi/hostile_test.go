@@ -181,14 +181,24 @@ func TestAnonLimitClientAddr(t *testing.T) {
 		}
 	}
 	for _, xff := range []string{"192.0.2.1", "203.0.113.50, 192.0.2.1", "1.2.3.4, 192.0.2.1", "garbage, 192.0.2.1",
-		"198.51.100.7:4711, 10.9.9.9"} {
+		"198.51.100.7:4711, 10.9.9.9", ", 192.0.2.1", "198.51.100.7,10.9.9.9"} {
 		if st := statusOf(t, one, url, "X-Forwarded-For: "+xff); st != 429 {
 			t.Errorf("X-Forwarded-For %q dodged the limit of its client: %d", xff, st)
 		}
 	}
-	// Two header lines are one list.
-	if st := statusOf(t, one, url, "X-Forwarded-For: 203.0.113.77", "X-Forwarded-For: 192.0.2.3"); st != 429 {
-		t.Errorf("a second X-Forwarded-For line dodged the limit: %d", st)
+	// Two header lines are one list, read from the last line back.
+	for _, lines := range [][]string{{"X-Forwarded-For: 203.0.113.77", "X-Forwarded-For: 192.0.2.3"},
+		{"X-Forwarded-For: 192.0.2.3", "X-Forwarded-For: 10.0.0.9"}} {
+		if st := statusOf(t, one, url, lines...); st != 429 {
+			t.Errorf("X-Forwarded-For in two lines %q dodged the limit of its client: %d", lines, st)
+		}
+	}
+	// None of the requests above was charged to the proxy itself: its own
+	// budget (a request of its own carries no header) is whole.
+	for i := 0; i < 3; i++ {
+		if st := statusOf(t, one, url); st != 401 {
+			t.Fatalf("the trusted proxy's own request %d: %d; a client's request was charged to it", i, st)
+		}
 	}
 	if st := statusOf(t, one, url, "X-Forwarded-For: 192.0.2.200"); st != 401 {
 		t.Errorf("a fresh client behind the proxy: %d", st)

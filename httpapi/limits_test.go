@@ -81,4 +81,17 @@ func TestRateLimitRoute(t *testing.T) {
 	if r := e.do(http.MethodHead, "/api/public/rate_limit", auth); r.status != 200 || len(r.body) != 0 {
 		t.Errorf("HEAD: %d %q", r.status, r.body)
 	}
+
+	// A key without a limit of its own has the service's, as when it spends.
+	k0, _, err := e.db.CreateKey(context.Background(), "default", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.reload()
+	r = e.get("/api/public/rate_limit", "Authorization: Bearer "+k0)
+	mustStatus(t, r, 200, "")
+	if r.json["limit"] != 60.0 || r.json["remaining"] != 60.0 || r.header.Get("X-RateLimit-Limit") != "60" {
+		t.Errorf("a key without its own limit: %s, X-RateLimit-Limit %q; want the service's 60",
+			r.body, r.header.Get("X-RateLimit-Limit"))
+	}
 }
