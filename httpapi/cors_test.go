@@ -55,3 +55,44 @@ func TestCORSByPackage(t *testing.T) {
 		e.noSpec = false
 	}
 }
+
+// TestCORSOriginEdges: an empty Origin header and the page's own origin
+// over https get the CORS headers like any other request; only a
+// preflight carries Allow.
+func TestCORSOriginEdges(t *testing.T) {
+	e := newEnv(t, "sqlite", fixtureLines())
+	host := strings.TrimPrefix(e.srv.URL, "http://")
+	send := func(method string, origin []string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest(method, e.srv.URL+"/api/public/flags", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+e.key)
+		req.Header["Origin"] = origin
+		if method == http.MethodOptions {
+			req.Header.Set("Access-Control-Request-Method", "GET")
+		}
+		res, err := e.srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	for _, origin := range [][]string{{""}, {"https://" + host}, {"http://" + host}} {
+		for _, method := range []string{http.MethodGet, http.MethodOptions} {
+			res := send(method, origin)
+			if got := res.Header.Get("Access-Control-Allow-Origin"); got != "*" {
+				t.Errorf("%s with Origin %q: Access-Control-Allow-Origin %q, want *", method, origin, got)
+			}
+			allow := res.Header.Get("Allow")
+			if method == http.MethodOptions && allow != "GET, HEAD, OPTIONS" {
+				t.Errorf("preflight with Origin %q: Allow %q", origin, allow)
+			}
+			if method == http.MethodGet && allow != "" {
+				t.Errorf("GET with Origin %q carries Allow %q", origin, allow)
+			}
+		}
+	}
+}

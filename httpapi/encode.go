@@ -34,11 +34,12 @@ func (e *flagJSON) appendItem(b []byte) []byte {
 	return append(b, '}')
 }
 
-// encodeFlag appends f's detail object to b and returns b and the
-// encodings, whose json is in b's memory.
-func encodeFlag(b []byte, f *memstore.Flag) ([]byte, flagJSON) {
+// encodeFlag writes f's detail object over buf's memory (from its start,
+// growing it as needed) and returns the buffer and the encodings, whose
+// json is in the buffer's memory.
+func encodeFlag(buf []byte, f *memstore.Flag) ([]byte, flagJSON) {
 	var e flagJSON
-	start := len(b)
+	b := buf[:0]
 	b = append(b, `{"id":`...)
 	b = appendString(b, f.ID)
 	b = append(b, `,"slug":`...)
@@ -66,11 +67,11 @@ func encodeFlag(b []byte, f *memstore.Flag) ([]byte, flagJSON) {
 	b = append(b, `,"dominant":"`...)
 	b = append(b, f.Dominant.String()...)
 	b = append(b, '"')
-	e.searchCut = int32(len(b) - start)
+	e.searchCut = int32(len(b))
 	b = append(b, `,"createdAt":"`...)
 	b = f.CreatedAt().AppendFormat(b, TimeFormat)
 	b = append(b, '"')
-	e.itemEnd = int32(len(b) - start)
+	e.itemEnd = int32(len(b))
 	b = append(b, `,"contexts":[`...)
 	for i, c := range f.Contexts {
 		if i > 0 {
@@ -93,7 +94,7 @@ func encodeFlag(b []byte, f *memstore.Flag) ([]byte, flagJSON) {
 		}
 	}
 	b = append(b, "}}"...)
-	e.json = b[start:len(b):len(b)]
+	e.json = b[:len(b):len(b)]
 	return b, e
 }
 

@@ -104,7 +104,7 @@ func render(prev *view, s *memstore.Snapshot) *view {
 			}
 		}
 		var e flagJSON
-		scratch, e = encodeFlag(scratch[:0], f)
+		scratch, e = encodeFlag(scratch, f)
 		e.json = keep.copy(scratch)
 		v.flags[i] = e
 	}

@@ -13,9 +13,20 @@ import (
 
 func TestAppendString(t *testing.T) {
 	for _, s := range []string{"plain", "quote\" back\\ slash", "ctl\x00\x01\x1f\n\r\t", "<html>&", "\u2028\u2029",
-		"bad \xff utf8", "Yaşlılara ß ñ 😀"} {
+		"bad \xff utf8", "Yaşlılara ß ñ 😀", "\x80 lone continuation", "cut \xc3", "\x7f del"} {
+		enc := appendString(nil, s)
+		// The bytes encoding/json writes with HTML escaping off.
+		var std bytes.Buffer
+		je := json.NewEncoder(&std)
+		je.SetEscapeHTML(false)
+		if err := je.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if want := bytes.TrimSuffix(std.Bytes(), []byte("\n")); !bytes.Equal(enc, want) {
+			t.Errorf("%q encodes as %s, encoding/json as %s", s, enc, want)
+		}
 		var got string
-		if err := json.Unmarshal(appendString(nil, s), &got); err != nil {
+		if err := json.Unmarshal(enc, &got); err != nil {
 			t.Fatalf("%q: %v", s, err)
 		}
 		want := s
