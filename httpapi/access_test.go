@@ -132,6 +132,27 @@ func TestRequestID(t *testing.T) {
 			t.Errorf("insane id %q answered with %q", bad, got)
 		}
 	}
+	// The longest sane id and every allowed punctuation mark are echoed.
+	for _, good := range []string{strings.Repeat("a", 128), "A-z_0.9:+/=~"} {
+		if got := e.get("/api/public/flags", "X-Request-Id: "+good).header.Get("X-Request-Id"); got != good {
+			t.Errorf("sane id %q answered with %q", good, got)
+		}
+	}
+	if got := e.get("/api/public/flags", "X-Request-Id: "+strings.Repeat("a", 129)).header.Get("X-Request-Id"); len(got) == 129 {
+		t.Error("an id of 129 characters was echoed")
+	}
+	// Of two incoming ids the first is echoed, once.
+	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/api/public/flags", nil)
+	req.Header.Set("Authorization", "Bearer "+e.key)
+	req.Header["X-Request-Id"] = []string{"first", "second"}
+	res, err := e.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if got := res.Header.Values("X-Request-Id"); len(got) != 1 || got[0] != "first" {
+		t.Errorf("two incoming ids answered with %q, want [first]", got)
+	}
 	a, b := e.get("/api/public/flags").header.Get("X-Request-Id"), e.get("/api/public/flags").header.Get("X-Request-Id")
 	if a == b || a == "" {
 		t.Errorf("ids %q %q are not fresh", a, b)

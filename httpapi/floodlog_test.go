@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"log/slog"
 	"strings"
@@ -81,5 +82,34 @@ func TestAnonFloodLogClose(t *testing.T) {
 	e.api.Close()
 	if want := `"refused":4`; !strings.Contains(buf.String(), want) {
 		t.Errorf("no line with %s after Close:\n%s", want, buf.String())
+	}
+}
+
+// TestAccessLogLine: a request with a key writes one line naming its
+// request id, the key's id (never the key), the client, the route and
+// the status.
+func TestAccessLogLine(t *testing.T) {
+	base := newEnv(t, "sqlite", fixtureLines())
+	secret, key, err := base.db.CreateKey(context.Background(), "logged", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.reload()
+	var buf lockedBuffer
+	e := base.serveWith(httpapi.Options{AccessLog: slog.New(slog.NewJSONHandler(&buf, nil))})
+	mustStatus(t, e.get("/api/public/flags?limit=2", "Authorization: Bearer "+secret, "X-Request-Id: logged-1"), 200, "")
+	var m map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(buf.String())), &m); err != nil {
+		t.Fatalf("not one JSON line: %q", buf.String())
+	}
+	want := map[string]any{"request_id": "logged-1", "key_id": key.ID, "client": "127.0.0.1",
+		"route": "/api/public/flags", "path": "/api/public/flags", "method": "GET", "status": 200.0}
+	for k, v := range want {
+		if m[k] != v {
+			t.Errorf("%s %v, want %v (%s)", k, m[k], v, buf.String())
+		}
+	}
+	if strings.Contains(buf.String(), secret) {
+		t.Error("the access log holds the key itself")
 	}
 }
