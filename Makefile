@@ -67,4 +67,4 @@ bench:
 MUTANTS ?= ./memstore ./httpapi
 GREMLINS_FLAGS ?=
 mutants: $(GREMLINS)
-	@for p in $(MUTANTS); do echo "== gremlins unleash $$p"; GOFLAGS=-count=1 $(GREMLINS) unleash --timeout-coefficient 10 $(GREMLINS_FLAGS) $$p || exit 1; done
+	@for p in $(MUTANTS); do echo "== gremlins unleash $$p"; GOFLAGS="$$GOFLAGS -count=1" $(GREMLINS) unleash --timeout-coefficient 10 $(GREMLINS_FLAGS) $$p || exit 1; done

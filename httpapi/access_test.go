@@ -138,8 +138,8 @@ func TestRequestID(t *testing.T) {
 			t.Errorf("sane id %q answered with %q", good, got)
 		}
 	}
-	if got := e.get("/api/public/flags", "X-Request-Id: "+strings.Repeat("a", 129)).header.Get("X-Request-Id"); len(got) == 129 {
-		t.Error("an id of 129 characters was echoed")
+	if got := e.get("/api/public/flags", "X-Request-Id: "+strings.Repeat("a", 129)).header.Get("X-Request-Id"); strings.Contains(got, strings.Repeat("a", 100)) {
+		t.Errorf("an id of 129 characters was echoed, whole or cut: %q", got)
 	}
 	// Of two incoming ids the first is echoed, once.
 	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/api/public/flags", nil)

@@ -12,7 +12,7 @@ import (
 )
 
 func TestAppendString(t *testing.T) {
-	for _, s := range []string{"plain", "quote\" back\\ slash", "ctl\x00\x01\x1f\n\r\t", "<html>&", "\u2028\u2029",
+	for _, s := range []string{"plain", "quote\" back\\ slash", "ctl\x00\x01\x1f\n\r\t\b\f", "<html>&", "\u2028\u2029",
 		"bad \xff utf8", "Yaşlılara ß ñ 😀", "\x80 lone continuation", "cut \xc3", "\x7f del"} {
 		enc := appendString(nil, s)
 		// The bytes encoding/json writes with HTML escaping off.
