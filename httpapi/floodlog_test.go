@@ -1,36 +1,20 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/flagpole/flagpole/httpapi"
 	"github.com/flagpole/flagpole/httpapi/ratelimit"
+	"github.com/flagpole/flagpole/loader/loadertest"
 )
 
-// lockedBuffer is a bytes.Buffer safe for a logger and a test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// lockedBuffer is safe for a logger and a test.
+type lockedBuffer = loadertest.Buffer
 
 // TestAnonFloodLog: a keyless flood writes the first refusals of its
 // address's minute to the access log, then one line with the count.

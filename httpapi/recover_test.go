@@ -6,10 +6,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/flagpole/flagpole/loader/loadertest"
 	"github.com/flagpole/flagpole/memstore"
 )
 
@@ -17,7 +20,8 @@ import (
 // request id, and the server goes on; http.ErrAbortHandler still aborts
 // the response, as net/http means it to.
 func TestRecoverer(t *testing.T) {
-	a, err := New(Options{Store: &memstore.Store{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	var log loadertest.Buffer
+	a, err := New(Options{Store: &memstore.Store{}, Log: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,8 +46,70 @@ func TestRecoverer(t *testing.T) {
 			t.Errorf("Content-Type %q", ct)
 		}
 	}
+	if got := log.String(); strings.Count(got, "panic: boom") != 2 {
+		t.Errorf("the API's logger did not get both panics: %q", got)
+	}
 	if res, err := srv.Client().Get(srv.URL + "/abort"); err == nil {
 		res.Body.Close()
 		t.Errorf("ErrAbortHandler answered %d instead of aborting", res.StatusCode)
+	}
+}
+
+// TestReadyzOwn: without the operator's Ready, /readyz is 503 until a
+// snapshot and the keys are in, then 200 with the snapshot's generation,
+// size, age and whether its trend history is loaded.
+func TestReadyzOwn(t *testing.T) {
+	st := &memstore.Store{}
+	a, err := New(Options{Store: st, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	srv := httptest.NewServer(a.Handler())
+	t.Cleanup(srv.Close)
+	get := func() (int, map[string]any) {
+		t.Helper()
+		res, err := srv.Client().Get(srv.URL + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var m map[string]any
+		if err := json.NewDecoder(res.Body).Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		return res.StatusCode, m
+	}
+	if status, _ := get(); status != 503 {
+		t.Errorf("/readyz before any load: %d", status)
+	}
+	now := time.Now().UTC()
+	in := memstore.FlagInput{ID: "flg_1", Slug: "one", Approved: true, Category: memstore.Categories[0],
+		Contexts: []string{memstore.Contexts[0]}, CreatedAt: now, UpdatedAt: now}
+	for l := range in.Text {
+		in.Text[l] = "A flag"
+	}
+	for _, trends := range []bool{false, true} {
+		ch := memstore.Change{Full: true, Flags: []memstore.FlagInput{in}, LoadedAt: now}
+		if trends {
+			ch.Trends = memstore.NewTrendBuilder(0).Done()
+		}
+		snap, err := memstore.Build(nil, ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.SetSnapshot(snap)
+		if !trends {
+			if status, _ := get(); status != 503 {
+				t.Errorf("/readyz with a snapshot but no keys: %d", status)
+			}
+		}
+		st.SetKeys(memstore.NewKeySet(nil, nil, now))
+		status, m := get()
+		s, _ := m["snapshot"].(map[string]any)
+		if status != 200 || m["status"] != "ready" || s == nil || s["flags"] != 1.0 || s["trendsLoaded"] != trends ||
+			s["generation"] != float64(snap.Gen) {
+			t.Errorf("/readyz with a snapshot (trends %v): %d %v", trends, status, m)
+		}
 	}
 }

@@ -9,9 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/flagpole/flagpole/loader/loadertest"
 )
 
 // mapEnv is an env that reads only m, never the machine's environment.
@@ -119,21 +120,6 @@ func lines(text string) []string {
 	return out
 }
 
-// syncBuffer is a bytes.Buffer safe to write and read from several
-// goroutines: the output of a running `serve`.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is safe to write and read from several goroutines: the
+// output of a running `serve`.
+type syncBuffer = loadertest.Buffer

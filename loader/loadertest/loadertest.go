@@ -1,7 +1,9 @@
 // Package loadertest gives tests throw-away databases of every source: a
 // temporary SQLite file always, and a fresh PostgreSQL database when
 // FLAGPOLE_TEST_POSTGRES names a server (under CI=true its absence fails
-// the test instead of skipping it).
+// the test instead of skipping it). It also holds what tests of several
+// packages share: a TCP proxy that cuts or stalls connections (Proxy)
+// and a buffer safe across goroutines for a server's logs (Buffer).
 package loadertest
 
 import (
