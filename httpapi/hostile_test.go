@@ -102,6 +102,37 @@ func TestAnonLimit(t *testing.T) {
 	e.clock.Set(time.Date(2026, 6, 1, 12, 0, 7, 0, time.UTC))
 	mustStatus(t, e.get("/api/public/flags", "Authorization: "), 401, "unauthorized")
 	mustStatus(t, e.get("/api/public/flags", "Authorization: "), 429, "rate_limited")
+
+	// Every 429 counts once; the addresses are a gauge; an unknown path
+	// is its own route.
+	if got := counter(t, reg, "flagpole_rate_limited_total"); got != 5 {
+		t.Errorf("flagpole_rate_limited_total %v, want the 5 refusals", got)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var addrs, unmatched float64 = -1, 0
+	for _, mf := range mfs {
+		switch mf.GetName() {
+		case "flagpole_anon_addresses":
+			addrs = mf.GetMetric()[0].GetGauge().GetValue()
+		case "flagpole_http_requests_total":
+			for _, m := range mf.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "route" && l.GetValue() == "unmatched" {
+						unmatched += m.GetCounter().GetValue()
+					}
+				}
+			}
+		}
+	}
+	if addrs != 1 {
+		t.Errorf("flagpole_anon_addresses %v, want the one address", addrs)
+	}
+	if unmatched != 1 {
+		t.Errorf("requests to route \"unmatched\": %v, want the one to /nope", unmatched)
+	}
 }
 
 // counter is the value of a counter of reg.
