@@ -168,11 +168,7 @@ func TestRequestID(t *testing.T) {
 // budget returns.
 func TestRateLimit(t *testing.T) {
 	e := newEnv(t, "sqlite", fixtureLines())
-	key, _, err := e.db.CreateKey(context.Background(), "limited", "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.reload()
+	key, _ := e.newKey("limited", 0)
 	start := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	auth := "Authorization: Bearer " + key
 	for i := 1; i <= 60; i++ {
@@ -227,8 +223,7 @@ func TestRateLimit(t *testing.T) {
 		t.Errorf("remaining %s then %s around 3 preflights: they spent budget", before, after)
 	}
 	// A key's own limit.
-	k5, _, _ := e.db.CreateKey(context.Background(), "five", "", 5)
-	e.reload()
+	k5, _ := e.newKey("five", 5)
 	for i := 0; i < 5; i++ {
 		mustStatus(t, e.get("/api/public/stats", "Authorization: Bearer "+k5), 200, "")
 	}

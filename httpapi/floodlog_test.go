@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"encoding/json"
 	"log/slog"
 	"strings"
@@ -74,11 +73,7 @@ func TestAnonFloodLogClose(t *testing.T) {
 // the status.
 func TestAccessLogLine(t *testing.T) {
 	base := newEnv(t, "sqlite", fixtureLines())
-	secret, key, err := base.db.CreateKey(context.Background(), "logged", "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base.reload()
+	secret, key := base.newKey("logged", 0)
 	var buf lockedBuffer
 	e := base.serveWith(httpapi.Options{AccessLog: slog.New(slog.NewJSONHandler(&buf, nil))})
 	mustStatus(t, e.get("/api/public/flags?limit=2", "Authorization: Bearer "+secret, "X-Request-Id: logged-1"), 200, "")

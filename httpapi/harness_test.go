@@ -109,6 +109,18 @@ func (e *env) reload() {
 	}
 }
 
+// newKey creates a key called name with its own limit a minute (0: the
+// service's) and loads the keys; it returns the key and its record.
+func (e *env) newKey(name string, limit int) (string, loader.APIKey) {
+	e.t.Helper()
+	secret, k, err := e.db.CreateKey(context.Background(), name, "", limit)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.reload()
+	return secret, k
+}
+
 // exec runs a writer's statement (with ? placeholders) on the database.
 func (e *env) exec(query string, args ...any) {
 	e.t.Helper()

@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"testing"
@@ -36,11 +35,7 @@ func TestLimiterSweep(t *testing.T) {
 // the usual headers, spends none of it, and answers 200 when it is spent.
 func TestRateLimitRoute(t *testing.T) {
 	e := newEnv(t, "sqlite", fixtureLines())
-	k5, _, err := e.db.CreateKey(context.Background(), "five", "", 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.reload()
+	k5, _ := e.newKey("five", 5)
 	auth := "Authorization: Bearer " + k5
 	t0 := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	e.clock.Set(t0)
@@ -83,11 +78,7 @@ func TestRateLimitRoute(t *testing.T) {
 	}
 
 	// A key without a limit of its own has the service's, as when it spends.
-	k0, _, err := e.db.CreateKey(context.Background(), "default", "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.reload()
+	k0, _ := e.newKey("default", 0)
 	r = e.get("/api/public/rate_limit", "Authorization: Bearer "+k0)
 	mustStatus(t, r, 200, "")
 	if r.json["limit"] != 60.0 || r.json["remaining"] != 60.0 || r.header.Get("X-RateLimit-Limit") != "60" {
