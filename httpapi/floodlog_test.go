@@ -12,14 +12,11 @@ import (
 	"github.com/flagpole/flagpole/loader/loadertest"
 )
 
-// lockedBuffer is safe for a logger and a test.
-type lockedBuffer = loadertest.Buffer
-
 // TestAnonFloodLog: a keyless flood writes the first refusals of its
 // address's minute to the access log, then one line with the count.
 func TestAnonFloodLog(t *testing.T) {
 	base := newEnv(t, "sqlite", fixtureLines())
-	var buf lockedBuffer
+	var buf loadertest.Buffer
 	e := base.serveWith(httpapi.Options{AnonRateLimit: 10, AccessLog: slog.New(slog.NewJSONHandler(&buf, nil))})
 	t0 := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	e.clock.Set(t0)
@@ -56,7 +53,7 @@ func TestAnonFloodLog(t *testing.T) {
 // TestAnonFloodLogClose: at Close the counts not yet reported are logged.
 func TestAnonFloodLogClose(t *testing.T) {
 	base := newEnv(t, "sqlite", fixtureLines())
-	var buf lockedBuffer
+	var buf loadertest.Buffer
 	e := base.serveWith(httpapi.Options{AnonRateLimit: 1, AccessLog: slog.New(slog.NewJSONHandler(&buf, nil))})
 	c := dialFrom("127.0.0.1")
 	for i := 0; i < 10; i++ {
@@ -74,7 +71,7 @@ func TestAnonFloodLogClose(t *testing.T) {
 func TestAccessLogLine(t *testing.T) {
 	base := newEnv(t, "sqlite", fixtureLines())
 	secret, key := base.newKey("logged", 0)
-	var buf lockedBuffer
+	var buf loadertest.Buffer
 	e := base.serveWith(httpapi.Options{AccessLog: slog.New(slog.NewJSONHandler(&buf, nil))})
 	mustStatus(t, e.get("/api/public/flags?limit=2", "Authorization: Bearer "+secret, "X-Request-Id: logged-1"), 200, "")
 	var m map[string]any

@@ -137,6 +137,28 @@ type result struct {
 	json   map[string]any
 }
 
+// raw sends one request with exactly the headers given besides the
+// test key (an empty value is sent empty, a header may repeat), which
+// e.do's "Name: value" strings cannot say, and returns the response with
+// its body closed.
+func (e *env) raw(method, path string, h http.Header) *http.Response {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.srv.URL+path, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+e.key)
+	for k, v := range h {
+		req.Header[k] = v
+	}
+	res, err := rawTransport.RoundTrip(req)
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	res.Body.Close()
+	return res
+}
+
 // rawTransport shows responses as sent: no transparent gzip.
 var rawTransport = &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 64}
 

@@ -84,11 +84,7 @@ func TestReadyzOwn(t *testing.T) {
 		t.Errorf("/readyz before any load: %d", status)
 	}
 	now := time.Now().UTC()
-	in := memstore.FlagInput{ID: "flg_1", Slug: "one", Approved: true, Category: memstore.Categories[0],
-		Contexts: []string{memstore.Contexts[0]}, CreatedAt: now, UpdatedAt: now}
-	for l := range in.Text {
-		in.Text[l] = "A flag"
-	}
+	in := testInput(1, now)
 	for _, trends := range []bool{false, true} {
 		ch := memstore.Change{Full: true, Flags: []memstore.FlagInput{in}, LoadedAt: now}
 		if trends {
