@@ -137,24 +137,34 @@ type result struct {
 	json   map[string]any
 }
 
-// raw sends one request with exactly the headers given besides the
-// test key (an empty value is sent empty, a header may repeat), which
-// e.do's "Name: value" strings cannot say, and returns the response with
-// its body closed.
-func (e *env) raw(method, path string, h http.Header) *http.Response {
+// send sends one request with the test key, its headers then changed by
+// set, and returns the response with its body open.
+func (e *env) send(method, path string, set func(http.Header)) *http.Response {
 	e.t.Helper()
 	req, err := http.NewRequest(method, e.srv.URL+path, nil)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+e.key)
-	for k, v := range h {
-		req.Header[k] = v
-	}
-	res, err := rawTransport.RoundTrip(req)
+	set(req.Header)
+	resp, err := rawTransport.RoundTrip(req)
 	if err != nil {
 		e.t.Fatalf("%s %s: %v", method, path, err)
 	}
+	return resp
+}
+
+// raw sends one request with exactly the headers given besides the
+// test key (an empty value is sent empty, a header may repeat), which
+// e.do's "Name: value" strings cannot say, and returns the response with
+// its body closed.
+func (e *env) raw(method, path string, h http.Header) *http.Response {
+	e.t.Helper()
+	res := e.send(method, path, func(req http.Header) {
+		for k, v := range h {
+			req[k] = v
+		}
+	})
 	res.Body.Close()
 	return res
 }
@@ -193,23 +203,16 @@ func openapiValidator(t testing.TB) validator.Validator {
 // against openapi.yaml.
 func (e *env) do(method, path string, headers ...string) result {
 	e.t.Helper()
-	req, err := http.NewRequest(method, e.srv.URL+path, nil)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+e.key)
-	for _, h := range headers {
-		k, v, _ := strings.Cut(h, ": ")
-		if v == "" {
-			req.Header.Del(k)
-		} else {
-			req.Header.Set(k, v)
+	resp := e.send(method, path, func(req http.Header) {
+		for _, h := range headers {
+			k, v, _ := strings.Cut(h, ": ")
+			if v == "" {
+				req.Del(k)
+			} else {
+				req.Set(k, v)
+			}
 		}
-	}
-	resp, err := rawTransport.RoundTrip(req)
-	if err != nil {
-		e.t.Fatalf("%s %s: %v", method, path, err)
-	}
+	})
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
@@ -222,7 +225,7 @@ func (e *env) do(method, path string, headers ...string) result {
 		}
 	}
 	if !e.noSpec {
-		e.validate(req, resp, body)
+		e.validate(resp.Request, resp, body)
 	}
 	return r
 }
