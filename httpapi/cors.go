@@ -2,31 +2,69 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	gincors "github.com/gin-contrib/cors"
 	"github.com/gin-gonic/gin"
 )
 
-// exposed are the response headers a browser script may read.
-var exposed = []string{"ETag", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
-	"RateLimit", "RateLimit-Policy", "Retry-After", "X-Request-Id", "WWW-Authenticate"}
+// The contract's CORS lists, spelled as it writes them.
+const (
+	allowMethods = "GET, HEAD, OPTIONS"
+	allowHeaders = "Authorization, Content-Type, If-None-Match"
+	// exposeHeaders are the response headers a browser script may read.
+	exposeHeaders = "ETag, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, " +
+		"RateLimit, RateLimit-Policy, Retry-After, X-Request-Id, WWW-Authenticate"
+)
 
 // newCORS is the contract's CORS policy in gin-contrib/cors: any origin,
 // no credentials, GET, HEAD and OPTIONS, the headers a client sends and
 // the ones it may read, and preflights answered 204 and cached for a day.
-// The package writes each list comma-separated without spaces and names
-// in canonical case ("GET,HEAD,OPTIONS", "Etag,X-Ratelimit-Limit,...");
-// HTTP compares lists and header names that way too.
 func newCORS() gin.HandlerFunc {
 	return gincors.New(gincors.Config{
 		AllowAllOrigins:           true,
-		AllowMethods:              []string{"GET", "HEAD", "OPTIONS"},
-		AllowHeaders:              []string{"Authorization", "Content-Type", "If-None-Match"},
-		ExposeHeaders:             exposed,
+		AllowMethods:              strings.Split(allowMethods, ", "),
+		AllowHeaders:              strings.Split(allowHeaders, ", "),
+		ExposeHeaders:             strings.Split(exposeHeaders, ", "),
 		MaxAge:                    86400 * time.Second,
 		OptionsResponseStatusCode: http.StatusNoContent,
 	})
+}
+
+// The lists' header values, shared by every response (never modified).
+var (
+	allowMethodsValue  = []string{allowMethods}
+	allowHeadersValue  = []string{allowHeaders}
+	exposeHeadersValue = []string{exposeHeaders}
+)
+
+// spell writes the lists gin-contrib/cors set in h as the contract spells
+// them. The package lowercases what it is given, then writes methods in
+// upper case and names in Go's canonical case, comma-separated without
+// spaces ("Etag,X-Ratelimit-Limit,..."): the same lists to HTTP, but a
+// client that compares the strings, or looks for "ETag" in the list,
+// should read the contract's "ETag, X-RateLimit-Limit, ...". The package
+// leaves Access-Control-Expose-Headers off a preflight; the contract puts
+// it on every response, so a preflight gets it here too.
+func spell(h http.Header) {
+	if _, ok := h["Access-Control-Expose-Headers"]; ok {
+		h["Access-Control-Expose-Headers"] = exposeHeadersValue
+	}
+	if _, ok := h["Access-Control-Allow-Methods"]; ok {
+		h["Access-Control-Allow-Methods"] = allowMethodsValue
+		h["Access-Control-Allow-Headers"] = allowHeadersValue
+		h["Access-Control-Expose-Headers"] = exposeHeadersValue
+	}
+}
+
+// preflightWriter spells the preflight's headers when gin-contrib/cors
+// writes them: the package answers a preflight itself, aborting with 204.
+type preflightWriter struct{ gin.ResponseWriter }
+
+func (w preflightWriter) WriteHeaderNow() {
+	spell(w.Header())
+	w.ResponseWriter.WriteHeaderNow()
 }
 
 // anyOrigin is the Origin corsEverywhere shows gin-contrib/cors when the
@@ -49,9 +87,13 @@ func corsEverywhere(cors gin.HandlerFunc) gin.HandlerFunc {
 			h["Origin"] = anyOrigin
 		}
 		if c.Request.Method == http.MethodOptions {
-			c.Header("Allow", "GET, HEAD, OPTIONS")
+			c.Header("Allow", allowMethods)
+			c.Writer = preflightWriter{c.Writer}
+			cors(c)
+			return
 		}
 		cors(c)
+		spell(c.Writer.Header())
 	}
 }
 

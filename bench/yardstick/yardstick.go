@@ -28,7 +28,7 @@ func Plain(body []byte) http.Handler {
 // Content-Length, with values of the lengths flagpole sends.
 var contractHeaders = [...][2]string{
 	{"Access-Control-Allow-Origin", "*"},
-	{"Access-Control-Expose-Headers", "Etag,X-Ratelimit-Limit,X-Ratelimit-Remaining,X-Ratelimit-Reset,Ratelimit,Ratelimit-Policy,Retry-After,X-Request-Id,Www-Authenticate"},
+	{"Access-Control-Expose-Headers", "ETag, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, X-Request-Id, WWW-Authenticate"},
 	{"Cache-Control", "private, no-cache"},
 	{"Content-Type", "application/json; charset=utf-8"},
 	{"Etag", `"ba5cb7535b6b6fc9"`},
