@@ -42,8 +42,32 @@ func TestHeadETagGzip(t *testing.T) {
 		t.Errorf("gzip not applied: %v", r.header)
 	}
 	plain := e.get("/api/public/flags?limit=100")
-	if plain.header.Get("ETag") != r.header.Get("ETag") {
-		t.Error("the same representation must keep one ETag whatever its encoding")
+	// The gzip form is another representation with its own strong tag
+	// (RFC 9110, 8.8.3.3); either tag revalidates either form.
+	pt, gt := plain.header.Get("ETag"), r.header.Get("ETag")
+	if want := strings.TrimSuffix(pt, `"`) + `-gz"`; gt != want {
+		t.Errorf("gzip form's ETag %q, want %q (the body's %q)", gt, want, pt)
+	}
+	for _, c := range []struct{ inm, enc, want string }{
+		{pt, "gzip", gt}, {gt, "gzip", gt}, {gt, "identity", pt}, {pt, "identity", pt},
+		{`W/` + gt, "gzip", gt}, {`"x", ` + gt, "identity", pt},
+	} {
+		nm := e.get("/api/public/flags?limit=100", "If-None-Match: "+c.inm, "Accept-Encoding: "+c.enc)
+		if nm.status != 304 || nm.header.Get("ETag") != c.want || nm.header.Get("Content-Encoding") != "" {
+			t.Errorf("If-None-Match %s, Accept-Encoding %s: %d, ETag %q, want 304 with %q", c.inm, c.enc, nm.status,
+				nm.header.Get("ETag"), c.want)
+		}
+	}
+	for _, inm := range []string{`"-gz"`, strings.TrimSuffix(pt, `"`) + `-br"`, strings.TrimSuffix(pt, `"`) + `x-gz"`,
+		strings.TrimSuffix(pt, `"`), `"` + strings.TrimSuffix(gt, `"`)} {
+		if nm := e.get("/api/public/flags?limit=100", "If-None-Match: "+inm, "Accept-Encoding: gzip"); nm.status != 200 {
+			t.Errorf("If-None-Match %s: %d, want 200", inm, nm.status)
+		}
+	}
+	if h := e.do(http.MethodHead, "/api/public/flags?limit=100", "Accept-Encoding: gzip"); h.header.Get("ETag") != gt ||
+		h.header.Get("Content-Length") != r.header.Get("Content-Length") {
+		t.Errorf("HEAD with gzip: ETag %q length %q, want the GET's %q %q", h.header.Get("ETag"),
+			h.header.Get("Content-Length"), gt, r.header.Get("Content-Length"))
 	}
 	// The compressed body is whole, its own length, and the same document.
 	if r.header.Get("Content-Length") != strconv.Itoa(len(r.body)) {

@@ -16,6 +16,8 @@ import (
 // made once on first demand and kept with it, so no request compresses a
 // body another already compressed. The header values that go with each
 // form are built once too: a response shares them and allocates none.
+// The gzip form is another representation, so it has its own strong ETag
+// (RFC 9110, 8.8.3.3): the body's tag with "-gz" inside the quotes.
 type payload struct {
 	body    []byte
 	etag    []string // the ETag header's value
@@ -25,6 +27,7 @@ type payload struct {
 	gzOnce   sync.Once
 	gz       []byte   // nil when compressing saves nothing
 	gzLength []string // Content-Length of gz
+	gzETag   []string // the ETag of gz
 }
 
 func newPayload(body []byte, etag string, gzLevel int) *payload {
@@ -38,14 +41,21 @@ func newResponse(body []byte) *response {
 	return newPayload(body, etag(body), gzip.BestSpeed)
 }
 
-// gzipped returns the gzip form and its Content-Length, or nil.
-func (p *payload) gzipped() ([]byte, []string) {
+// gzipped returns the gzip form, its Content-Length and its ETag, or nil.
+func (p *payload) gzipped() ([]byte, []string, []string) {
 	p.gzOnce.Do(func() {
 		if p.gz = compress(p.body, p.gzLevel); p.gz != nil {
 			p.gzLength = []string{strconv.Itoa(len(p.gz))}
+			p.gzETag = []string{gzETag(p.etag[0])}
 		}
 	})
-	return p.gz, p.gzLength
+	return p.gz, p.gzLength, p.gzETag
+}
+
+// gzETag is the ETag of a body's gzip form: its tag with "-gz" inside the
+// closing quote.
+func gzETag(etag string) string {
+	return etag[:len(etag)-1] + `-gz"`
 }
 
 // minGzip is the smallest body worth compressing.
@@ -131,11 +141,19 @@ var (
 	jsonValue    = []string{"application/json; charset=utf-8"}
 )
 
-// writePayload sends p: 304 when If-None-Match names its ETag, gzip when
-// the client accepts it and it is worth it.
+// writePayload sends p, gzip when the client accepts it and it is worth
+// it, with the ETag of the form it sends; 304 when If-None-Match names
+// the tag of either form: both hold the same data, so a client holding
+// one of them holds a fresh answer, whichever it asked for this time.
 func writePayload(c *gin.Context, p *payload, cacheControl, ctype []string) {
 	h := c.Writer.Header()
-	h["Etag"] = p.etag
+	body, length, tag, coded := p.body, p.length, p.etag, false
+	if len(body) >= minGzip && acceptsGzip(c.Request.Header.Get("Accept-Encoding")) {
+		if gz, n, t := p.gzipped(); gz != nil {
+			body, length, tag, coded = gz, n, t, true
+		}
+	}
+	h["Etag"] = tag
 	h["Cache-Control"] = cacheControl
 	h["Vary"] = varyValue
 	if etagMatch(c.Request.Header.Get("If-None-Match"), p.etag[0]) {
@@ -144,12 +162,8 @@ func writePayload(c *gin.Context, p *payload, cacheControl, ctype []string) {
 		c.Abort()
 		return
 	}
-	body, length := p.body, p.length
-	if len(body) >= minGzip && acceptsGzip(c.Request.Header.Get("Accept-Encoding")) {
-		if gz, n := p.gzipped(); gz != nil {
-			body, length = gz, n
-			h["Content-Encoding"] = gzipValue
-		}
+	if coded {
+		h["Content-Encoding"] = gzipValue
 	}
 	h["Content-Type"] = ctype
 	h["Content-Length"] = length
@@ -160,17 +174,18 @@ func writePayload(c *gin.Context, p *payload, cacheControl, ctype []string) {
 	}
 }
 
-// etagMatch applies If-None-Match's weak comparison to a list of tags.
+// etagMatch applies If-None-Match's weak comparison to a list of tags:
+// true when one of them is etag (a strong tag) or its gzip form's.
 func etagMatch(header, etag string) bool {
 	if header == "" {
 		return false
 	}
-	want := strings.TrimPrefix(etag, "W/")
+	stem := etag[:len(etag)-1] // without the closing quote
 	for rest, more := header, true; more; {
 		var t string
 		t, rest, more = strings.Cut(rest, ",")
-		t = strings.TrimSpace(t)
-		if t == "*" || strings.TrimPrefix(t, "W/") == want {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag || len(t) == len(stem)+len(`-gz"`) && strings.HasPrefix(t, stem) && strings.HasSuffix(t, `-gz"`) {
 			return true
 		}
 	}
