@@ -39,8 +39,7 @@ func (a *API) recoverer(c *gin.Context) {
 func (a *API) requestID(c *gin.Context) {
 	id := c.Request.Header["X-Request-Id"]
 	if len(id) == 0 || !saneRequestID(id[0]) {
-		var buf [40]byte
-		id = []string{string(strconv.AppendUint(append(buf[:0], idPrefix...), idSeq.Add(1), 36))}
+		id = []string{newRequestID()}
 	} else if len(id) > 1 {
 		id = id[:1]
 	}
@@ -64,6 +63,12 @@ var (
 	}()
 	idSeq atomic.Uint64
 )
+
+// newRequestID is a request id this process has not given before.
+func newRequestID() string {
+	var buf [40]byte
+	return string(strconv.AppendUint(append(buf[:0], idPrefix...), idSeq.Add(1), 36))
+}
 
 func saneRequestID(id string) bool {
 	if id == "" || len(id) > 128 {

@@ -56,7 +56,24 @@ func (a *API) writeProblem(c *gin.Context, err error) {
 		p = &Problem{Code: CodeInternal, Detail: "the server could not answer this request"}
 	}
 	status := statusOf[p.Code]
-	b := make([]byte, 0, 256)
+	b := appendProblem(make([]byte, 0, 256), status, p, requestIDOf(c))
+	h := c.Writer.Header()
+	h.Set("Content-Type", "application/problem+json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	h.Del("ETag")
+	h.Del("Content-Encoding")
+	c.Status(status)
+	c.Writer.WriteHeaderNow()
+	if c.Request.Method != http.MethodHead {
+		c.Writer.Write(b)
+	}
+	c.Abort()
+}
+
+// appendProblem appends p's problem+json body, answered with status, and
+// the request's id if it has one.
+func appendProblem(b []byte, status int, p *Problem, id string) []byte {
 	b = append(b, `{"type":"about:blank","title":`...)
 	b = appendString(b, http.StatusText(status))
 	b = append(b, `,"status":`...)
@@ -70,21 +87,9 @@ func (a *API) writeProblem(c *gin.Context, err error) {
 		b = append(b, `,"param":`...)
 		b = appendString(b, p.Param)
 	}
-	if id := requestIDOf(c); id != "" {
+	if id != "" {
 		b = append(b, `,"requestId":`...)
 		b = appendString(b, id)
 	}
-	b = append(b, '}')
-	h := c.Writer.Header()
-	h.Set("Content-Type", "application/problem+json")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	h.Del("ETag")
-	h.Del("Content-Encoding")
-	c.Status(status)
-	c.Writer.WriteHeaderNow()
-	if c.Request.Method != http.MethodHead {
-		c.Writer.Write(b)
-	}
-	c.Abort()
+	return append(b, '}')
 }

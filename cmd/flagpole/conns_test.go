@@ -165,3 +165,51 @@ func metric(page, name string) float64 {
 	}
 	return -1
 }
+
+// TestWireAnswers: the answers written outside any handler, to a
+// connection over the per-address cap and to a request net/http cannot
+// read, are problem+json with the CORS headers and a request id, as
+// every answer of the API.
+func TestWireAnswers(t *testing.T) {
+	dbURL := loadertest.URL(t, loader.SQLite)
+	mustRun(t, "seed", "--db", dbURL, "--flags", "5", "--users", "2", "--days", "1")
+	p := startProc(t, "--db", dbURL, "--addr", "127.0.0.1:0", "--max-conns-per-ip", "1",
+		"--access-log=false", "--snapshot-daily=false")
+	p.wait(t)
+	addr := strings.TrimPrefix(p.base, "http://")
+	exchange := func(from, req string) *http.Response {
+		t.Helper()
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 5 * time.Second}
+		c, err := d.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, req)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("from %s, %q: %v", from, req, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	held := exchange("127.0.0.1", "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") // stays open
+	busy := exchange("127.0.0.1", "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+	bad := exchange("127.0.0.2", "GET /api/public/flag/%zz HTTP/1.1\r\nHost: x\r\n\r\n")
+	for _, c := range []struct {
+		name   string
+		resp   *http.Response
+		status int
+	}{{"held", held, 200}, {"over the cap", busy, 503}, {"malformed", bad, 400}} {
+		h := c.resp.Header
+		if c.resp.StatusCode != c.status || h.Get("Access-Control-Allow-Origin") != "*" || h.Get("X-Request-Id") == "" ||
+			!strings.Contains(h.Get("Access-Control-Expose-Headers"), "X-Request-Id") {
+			t.Errorf("%s: %d (want %d), headers %v", c.name, c.resp.StatusCode, c.status, h)
+		}
+		if c.status != 200 && h.Get("Content-Type") != "application/problem+json" {
+			t.Errorf("%s: Content-Type %q", c.name, h.Get("Content-Type"))
+		}
+	}
+}

@@ -164,7 +164,7 @@ func (p *program) listen(proxies []netip.Prefix) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", p.cfg.Addr, err)
 	}
-	p.ln = connlimit.Wrap(ln, connOptions(p.cfg, proxies))
+	p.ln = connlimit.Wrap(httpapi.WireErrors(ln), connOptions(p.cfg, proxies))
 	if p.cfg.AdminAddr != "" {
 		if p.adminLn, err = net.Listen("tcp", p.cfg.AdminAddr); err != nil {
 			return fmt.Errorf("listen on %s: %w", p.cfg.AdminAddr, err)
@@ -219,7 +219,7 @@ func (p *program) newAPI(ctx context.Context, proxies []netip.Prefix) error {
 // default from the open-file limit), max_conns_per_ip, with trusted
 // proxies exempt from the latter.
 func connOptions(cfg config.Config, proxies []netip.Prefix) connlimit.Options {
-	o := connlimit.Options{Max: cfg.MaxConns, PerAddr: cfg.MaxConnsPerIP}
+	o := connlimit.Options{Max: cfg.MaxConns, PerAddr: cfg.MaxConnsPerIP, Busy: httpapi.Busy}
 	if o.Max <= 0 {
 		o.Max = connlimit.DefaultMax()
 	}

@@ -30,6 +30,9 @@ type Options struct {
 	// PressureIdle is how long a connection may stay idle while more than
 	// three quarters of Max are open (0: 5 seconds).
 	PressureIdle time.Duration
+	// Busy makes the answer written to a connection refused over a bound
+	// before it is closed (nil: a 503 problem of its own, busy).
+	Busy func() []byte
 }
 
 // Listener wraps a net.Listener with the bounds. Give its ConnState to the
@@ -91,7 +94,11 @@ func (l *Listener) Accept() (net.Conn, error) {
 			return c, nil
 		}
 		nc.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
-		nc.Write(busy)
+		if l.opt.Busy != nil {
+			nc.Write(l.opt.Busy())
+		} else {
+			nc.Write(busy)
+		}
 		nc.Close()
 	}
 }
