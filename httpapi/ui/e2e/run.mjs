@@ -256,9 +256,12 @@ async function main() {
     };
     const text = (sel) => page.locator(sel).first().innerText();
     const count = (sel) => page.locator(sel).count();
+    // settled: the list is loaded and back to full opacity (it fades to .5
+    // while loading, and back over 150 ms: axe reads colours mid-fade as
+    // blended, lower contrast than the page has).
     const settled = () => page.waitForFunction(() => {
       const l = document.querySelector('#flags');
-      return l && !l.classList.contains('loading') && l.children.length > 0;
+      return l && !l.classList.contains('loading') && l.children.length > 0 && getComputedStyle(l).opacity === '1';
     });
     const api = (part, f) => page.waitForResponse((r) => r.url().includes('/api/public/' + part) && (!f || f(r.url())));
     const items = () => page.$$eval('#flags li.flag', (lis) => lis.map((li) => ({
