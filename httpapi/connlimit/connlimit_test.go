@@ -123,8 +123,10 @@ func TestNoneIdle(t *testing.T) {
 		c, _, _ := dial(t, "127.0.0.1", addr, false)
 		io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 	}
+	// Both accepted and busy (before its Accept a connection is not
+	// counted at all, so Idle 0 alone does not say it).
 	deadline := time.Now().Add(5 * time.Second)
-	for l.Stats().Idle != 0 && time.Now().Before(deadline) {
+	for s := l.Stats(); (s.Open != 2 || s.Idle != 0) && time.Now().Before(deadline); s = l.Stats() {
 		time.Sleep(10 * time.Millisecond)
 	}
 	c, br, _ := dial(t, "127.0.0.2", addr, false)
@@ -141,9 +143,17 @@ func TestNoneIdle(t *testing.T) {
 // TestPressure: past three quarters of Max, idle connections are closed
 // after PressureIdle, down to the three quarters.
 func TestPressure(t *testing.T) {
-	l, addr := serve(t, connlimit.Options{Max: 8, PressureIdle: 100 * time.Millisecond}, ok)
+	const idle = time.Second
+	l, addr := serve(t, connlimit.Options{Max: 8, PressureIdle: idle}, ok)
+	start := time.Now()
 	for i := 0; i < 8; i++ {
 		dial(t, "127.0.0.1", addr, true)
+	}
+	// Two sweeps (every quarter of PressureIdle) later, none has idled for
+	// PressureIdle yet, unless this machine stalled that long.
+	time.Sleep(idle / 2)
+	if s := l.Stats(); time.Since(start) < idle && s.Open != 8 {
+		t.Errorf("stats %+v after %v: closed before idling for %v", s, time.Since(start), idle)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for l.Stats().Open > 6 && time.Now().Before(deadline) {
@@ -165,5 +175,56 @@ func TestMaxFor(t *testing.T) {
 		if got := connlimit.MaxFor(nofile); got != want {
 			t.Errorf("maxFor(%d) = %d, want %d", nofile, got, want)
 		}
+	}
+}
+
+// TestPerAddrReleased: a closed connection frees its place in its
+// address's count, no more; once an address has no connection left, the
+// listener forgets it.
+func TestPerAddrReleased(t *testing.T) {
+	l, addr := serve(t, connlimit.Options{Max: 100, PerAddr: 2}, ok)
+	first, _, st1 := dial(t, "127.0.0.1", addr, true)
+	second, _, st2 := dial(t, "127.0.0.1", addr, true)
+	other, _, st3 := dial(t, "127.0.0.2", addr, true)
+	if st1 != 200 || st2 != 200 || st3 != 200 || l.Addrs() != 2 {
+		t.Fatalf("statuses %d %d %d, %d addresses", st1, st2, st3, l.Addrs())
+	}
+	first.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for l.Stats().Open > 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, _, st := dial(t, "127.0.0.1", addr, true); st != 200 {
+		t.Fatalf("a connection in the place of a closed one: %d", st)
+	}
+	if _, _, st := dial(t, "127.0.0.1", addr, true); st != 503 {
+		t.Errorf("a third connection of one address: %d, want 503", st)
+	}
+	second.Close()
+	other.Close()
+	for l.Stats().Open > 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := l.Addrs(); n != 1 {
+		t.Errorf("%d addresses counted with one connection open, want 1", n)
+	}
+}
+
+// TestPressureIdleDefault: PressureIdle defaults to 5 s, and a value
+// given is kept.
+func TestPressureIdleDefault(t *testing.T) {
+	for given, want := range map[time.Duration]time.Duration{0: 5 * time.Second, -1: 5 * time.Second, time.Millisecond: time.Millisecond} {
+		inner, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := connlimit.Wrap(inner, connlimit.Options{PressureIdle: given})
+		if got := l.PressureIdle(); got != want {
+			t.Errorf("PressureIdle %v: %v, want %v", given, got, want)
+		}
+		if l.Max() != 1 {
+			t.Errorf("Max 0 became %d, want 1", l.Max())
+		}
+		l.Close()
 	}
 }
