@@ -3,7 +3,11 @@ package httpapi
 import (
 	"bytes"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"testing"
+
+	"github.com/gin-gonic/gin"
 )
 
 // TestCacheGet: a rendered body is kept and served again without
@@ -55,5 +59,32 @@ func TestCacheGet(t *testing.T) {
 	}
 	if renders != 2 || none.HitRatio() != 0 {
 		t.Errorf("without a cache: %d renders, hit ratio %v", renders, none.HitRatio())
+	}
+}
+
+// TestNotModifiedCompressesNothing: a 304 to a client that accepts gzip
+// names the gzip form's tag without making the form; a 200 makes it once.
+func TestNotModifiedCompressesNothing(t *testing.T) {
+	gin.SetMode(gin.ReleaseMode)
+	p := newResponse(bytes.Repeat([]byte(`{"a":1},`), 100))
+	send := func(inm string) *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		c, _ := gin.CreateTestContext(w)
+		c.Request = httptest.NewRequest(http.MethodGet, "/", nil)
+		c.Request.Header.Set("Accept-Encoding", "gzip")
+		c.Request.Header.Set("If-None-Match", inm)
+		writeResponse(c, p)
+		return w
+	}
+	for _, inm := range []string{p.etag[0], p.gzETag[0]} {
+		if w := send(inm); w.Code != http.StatusNotModified || w.Header().Get("ETag") != p.gzETag[0] || p.gz != nil {
+			t.Fatalf("If-None-Match %s: %d, ETag %q, gzip form made: %v", inm, w.Code, w.Header().Get("ETag"), p.gz != nil)
+		}
+	}
+	if w := send(`"other"`); w.Code != http.StatusOK || p.gz == nil || !bytes.Equal(w.Body.Bytes(), p.gz) {
+		t.Errorf("a 200 with gzip: %d, form made %v", w.Code, p.gz != nil)
+	}
+	if small := newResponse([]byte(`{}`)); small.gzETag != nil {
+		t.Errorf("a body under %d bytes has a gzip tag", minGzip)
 	}
 }

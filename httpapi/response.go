@@ -12,26 +12,32 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// payload is a body as it is sent: its strong ETag and its gzip form,
-// made once on first demand and kept with it, so no request compresses a
-// body another already compressed. The header values that go with each
-// form are built once too: a response shares them and allocates none.
-// The gzip form is another representation, so it has its own strong ETag
-// (RFC 9110, 8.8.3.3): the body's tag with "-gz" inside the quotes.
+// payload is a body as it is sent: its strong ETag and, for a body of
+// minGzip bytes or more, its gzip form, made once on first demand and
+// kept with it, so no request compresses a body another already
+// compressed. The header values that go with each form are built once
+// too: a response shares them and allocates none. The gzip form is
+// another representation, so it has its own strong ETag (RFC 9110,
+// 8.8.3.3): the body's tag with "-gz" inside the quotes, known before the
+// form is made, so a 304 compresses nothing.
 type payload struct {
 	body    []byte
 	etag    []string // the ETag header's value
 	length  []string // Content-Length of body
 	gzLevel int
+	gzETag  []string // the ETag of the gzip form; nil below minGzip
 
 	gzOnce   sync.Once
-	gz       []byte   // nil when compressing saves nothing
+	gz       []byte
 	gzLength []string // Content-Length of gz
-	gzETag   []string // the ETag of gz
 }
 
 func newPayload(body []byte, etag string, gzLevel int) *payload {
-	return &payload{body: body, etag: []string{etag}, length: []string{strconv.Itoa(len(body))}, gzLevel: gzLevel}
+	p := &payload{body: body, etag: []string{etag}, length: []string{strconv.Itoa(len(body))}, gzLevel: gzLevel}
+	if len(body) >= minGzip {
+		p.gzETag = []string{gzETag(etag)}
+	}
+	return p
 }
 
 // response is a rendered success body of the API.
@@ -41,15 +47,13 @@ func newResponse(body []byte) *response {
 	return newPayload(body, etag(body), gzip.BestSpeed)
 }
 
-// gzipped returns the gzip form, its Content-Length and its ETag, or nil.
-func (p *payload) gzipped() ([]byte, []string, []string) {
+// gzipped returns the gzip form and its Content-Length.
+func (p *payload) gzipped() ([]byte, []string) {
 	p.gzOnce.Do(func() {
-		if p.gz = compress(p.body, p.gzLevel); p.gz != nil {
-			p.gzLength = []string{strconv.Itoa(len(p.gz))}
-			p.gzETag = []string{gzETag(p.etag[0])}
-		}
+		p.gz = compress(p.body, p.gzLevel)
+		p.gzLength = []string{strconv.Itoa(len(p.gz))}
 	})
-	return p.gz, p.gzLength, p.gzETag
+	return p.gz, p.gzLength
 }
 
 // gzETag is the ETag of a body's gzip form: its tag with "-gz" inside the
@@ -58,19 +62,18 @@ func gzETag(etag string) string {
 	return etag[:len(etag)-1] + `-gz"`
 }
 
-// minGzip is the smallest body worth compressing.
+// minGzip is the smallest body sent compressed. Every body served is text
+// (JSON, HTML, CSS, JavaScript, SVG): from this size on, gzip makes it
+// smaller.
 const minGzip = 512
 
-// compress gzips body at level, or returns nil when that saves nothing.
+// compress gzips body at level.
 func compress(body []byte, level int) []byte {
 	var buf bytes.Buffer
 	buf.Grow(len(body) / 3)
 	zw, _ := gzip.NewWriterLevel(&buf, level)
 	zw.Write(body)
 	zw.Close()
-	if buf.Len() >= len(body) {
-		return nil
-	}
 	return buf.Bytes()
 }
 
@@ -147,11 +150,10 @@ var (
 // one of them holds a fresh answer, whichever it asked for this time.
 func writePayload(c *gin.Context, p *payload, cacheControl, ctype []string) {
 	h := c.Writer.Header()
-	body, length, tag, coded := p.body, p.length, p.etag, false
-	if len(body) >= minGzip && acceptsGzip(c.Request.Header.Get("Accept-Encoding")) {
-		if gz, n, t := p.gzipped(); gz != nil {
-			body, length, tag, coded = gz, n, t, true
-		}
+	tag := p.etag
+	coded := p.gzETag != nil && acceptsGzip(c.Request.Header.Get("Accept-Encoding"))
+	if coded {
+		tag = p.gzETag
 	}
 	h["Etag"] = tag
 	h["Cache-Control"] = cacheControl
@@ -162,7 +164,9 @@ func writePayload(c *gin.Context, p *payload, cacheControl, ctype []string) {
 		c.Abort()
 		return
 	}
+	body, length := p.body, p.length
 	if coded {
+		body, length = p.gzipped()
 		h["Content-Encoding"] = gzipValue
 	}
 	h["Content-Type"] = ctype

@@ -9,18 +9,26 @@ import (
 	"time"
 )
 
+// MaxHeaderBytes is the http.Server setting that bounds a request's line
+// and header fields together at 32 KiB: net/http reads 4 KiB past it.
+const MaxHeaderBytes = 28 << 10
+
 // WireErrors wraps the API's listener so that the answers net/http writes
 // by itself, before a request reaches the API's handler, are like every
 // other error: problem+json, with the CORS headers and an X-Request-Id.
 // net/http answers so when it cannot read a request: a request line, URL
 // or header line it cannot parse, or a missing or malformed Host (400);
 // a request line and header fields past the server's MaxHeaderBytes
-// (431); a transfer coding it does not know (501); an HTTP version it
-// does not speak (505). It writes each answer in one Write of a fixed
+// (431); a transfer coding it does not know (501); an HTTP major version
+// it does not speak (505). It writes each answer in one Write of a fixed
 // form: the status line, then exactly plainHead, then a short text. No
 // answer of a handler has that form (net/http writes a handler's headers
-// sorted, Date among them), so the connection knows it by its bytes and
-// writes the problem in its place. Then net/http closes the connection.
+// sorted, so Connection before Content-Type, and Date among them), so the
+// connection knows it by its bytes and writes the problem in its place.
+// net/http also refuses an Expect other than 100-continue with a bare
+// 417, a status no handler of the API answers: that one is replaced too.
+// Then net/http closes the connection. The access log does not see these
+// requests: they never reach the handler.
 func WireErrors(ln net.Listener) net.Listener { return wireListener{ln} }
 
 type wireListener struct{ net.Listener }
@@ -36,6 +44,16 @@ func (l wireListener) Accept() (net.Conn, error) {
 // wireConn is an accepted connection whose net/http error answers are
 // replaced.
 type wireConn struct{ net.Conn }
+
+// CloseWrite half-closes the connection when it can: net/http does so
+// after a 431, so the client reads the answer before the connection ends
+// (the rest of its oversized request unread).
+func (c wireConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
 
 func (c wireConn) Write(b []byte) (int, error) {
 	if status, text, ok := plainAnswer(b); ok {
@@ -53,8 +71,11 @@ const plainHead = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: cl
 // plainAnswer reads one of net/http's own answers: its status and text.
 func plainAnswer(b []byte) (status int, text string, ok bool) {
 	const proto = "HTTP/1.1 "
-	if len(b) < len(proto)+3 || string(b[:len(proto)]) != proto {
+	if len(b) < len(proto)+4 || string(b[:len(proto)]) != proto {
 		return 0, "", false
+	}
+	if string(b[len(proto):len(proto)+4]) == "417 " {
+		return http.StatusExpectationFailed, "", true
 	}
 	end := bytes.IndexByte(b, '\r')
 	if end < 0 || !bytes.HasPrefix(b[end:], []byte(plainHead)) {
@@ -80,6 +101,8 @@ func wireProblem(status int, text string) *Problem {
 		p.Param, p.Detail = "Transfer-Encoding", "the request's Transfer-Encoding is not supported"
 	case status == http.StatusHTTPVersionNotSupported:
 		p.Param, p.Detail = "HTTP-version", "the request's HTTP version is not supported: send HTTP/1.1 or HTTP/1.0"
+	case status == http.StatusExpectationFailed:
+		p.Param, p.Detail = "Expect", "the request's Expect is not supported: only 100-continue is"
 	case strings.Contains(why, "Host"):
 		p.Param, p.Detail = "Host", "the request could not be read: "+why
 	case strings.Contains(why, "header"):

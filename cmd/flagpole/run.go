@@ -9,6 +9,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
+	"github.com/flagpole/flagpole/httpapi"
 	"github.com/flagpole/flagpole/loader"
 )
 
@@ -50,7 +51,8 @@ func (p *program) Run(ctx context.Context) error {
 func (p *program) serve(errc chan<- error) []*http.Server {
 	srv := &http.Server{Handler: p.api.Handler(), ConnState: p.ln.ConnState, ReadHeaderTimeout: p.cfg.ReadHeaderTimeout,
 		ReadTimeout: p.cfg.ReadTimeout, WriteTimeout: p.cfg.WriteTimeout, IdleTimeout: p.cfg.IdleTimeout,
-		MaxHeaderBytes: 32 << 10, ErrorLog: slog.NewLogLogger(p.log.Handler(), slog.LevelWarn)}
+		MaxHeaderBytes: httpapi.MaxHeaderBytes, DisableGeneralOptionsHandler: true,
+		ErrorLog: slog.NewLogLogger(p.log.Handler(), slog.LevelWarn)}
 	servers := []*http.Server{srv}
 	go func() { errc <- srv.Serve(p.ln) }()
 	if p.adminLn != nil {

@@ -156,6 +156,15 @@ func (c *conn) Close() error {
 	return c.Conn.Close()
 }
 
+// CloseWrite half-closes the connection when the one it wraps can
+// (net/http does so after refusing an oversized request).
+func (c *conn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
 // ConnState is the http.Server hook that tells the listener which
 // connections are idle.
 func (l *Listener) ConnState(nc net.Conn, state http.ConnState) {
