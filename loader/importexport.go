@@ -46,12 +46,14 @@ func (db *DB) importLines(ctx context.Context, r io.Reader, progress func(lines 
 	ts, day := tsParam(db.Dialect), dayParam(db.Dialect)
 	upsert, err := tx.PreparexContext(ctx, db.Rebind("INSERT INTO flags (id, slug, status, category, region, "+
 		"text_tr, text_en, text_de, text_es, description_tr, description_en, description_de, description_es, "+
-		"contexts, red_count, green_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "+ts+") "+
+		"contexts, red_count, green_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "+
+		"COALESCE("+ts+", "+ts+")) "+
 		"ON CONFLICT (id) DO UPDATE SET slug = excluded.slug, status = excluded.status, category = excluded.category, "+
 		"region = excluded.region, text_tr = excluded.text_tr, text_en = excluded.text_en, text_de = excluded.text_de, "+
 		"text_es = excluded.text_es, description_tr = excluded.description_tr, description_en = excluded.description_en, "+
 		"description_de = excluded.description_de, description_es = excluded.description_es, contexts = excluded.contexts, "+
-		"red_count = excluded.red_count, green_count = excluded.green_count, created_at = excluded.created_at"))
+		"red_count = excluded.red_count, green_count = excluded.green_count, "+
+		"created_at = COALESCE("+ts+", flags.created_at)"))
 	if err != nil {
 		return 0, fmt.Errorf("import: %w", err)
 	}
@@ -87,7 +89,7 @@ func (db *DB) importLines(ctx context.Context, r io.Reader, progress func(lines 
 		}
 		if _, err := upsert.ExecContext(ctx, f.ID, f.Slug, f.Status, f.Category, region,
 			f.Text[0], f.Text[1], f.Text[2], f.Text[3], f.Description[0], f.Description[1], f.Description[2], f.Description[3],
-			strings.Join(f.Contexts, ","), f.Red, f.Green, tsText(f.CreatedAt)); err != nil {
+			strings.Join(f.Contexts, ","), f.Red, f.Green, f.createdParam(), tsText(f.CreatedAt), f.createdParam()); err != nil {
 			return err
 		}
 		for _, s := range f.Snapshots {

@@ -121,9 +121,9 @@ func (db *DB) stage(ctx context.Context, conn *sql.Conn, r io.Reader, ids *slugI
 		if f.Region != "" {
 			region = f.Region
 		}
-		if err := w.add("stage.import_flags", stageFlagCols, line, id, f.Slug, f.Status, f.Category, region,
+		if err := w.add("stage.import_flags", stageLineCols, line, id, f.Slug, f.Status, f.Category, region,
 			f.Text[0], f.Text[1], f.Text[2], f.Text[3], f.Description[0], f.Description[1], f.Description[2], f.Description[3],
-			strings.Join(f.Contexts, ","), f.Red, f.Green, tsText(f.CreatedAt)); err != nil {
+			strings.Join(f.Contexts, ","), f.Red, f.Green, tsText(f.CreatedAt), f.CreatedGiven); err != nil {
 			return err
 		}
 		for _, s := range f.Snapshots {
@@ -144,7 +144,7 @@ func (db *DB) stage(ctx context.Context, conn *sql.Conn, r io.Reader, ids *slugI
 	// them here, outside the write lock, keeps the final step to what
 	// changes (a re-import of an export writes almost nothing). A flag
 	// named on several lines is kept, as its lines may undo each other.
-	for _, q := range []string{dropUnchangedFlags, dropUnchangedSnapshots} {
+	for _, q := range []string{keepEarlierCreated, keepStoredCreated, dropUnchangedFlags, dropUnchangedSnapshots} {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return nil, fmt.Errorf("import: staging: %w", err)
 		}
@@ -161,6 +161,21 @@ var (
 		"text_es", "description_tr", "description_en", "description_de", "description_es", "contexts", "red_count",
 		"green_count", "created_at"}
 	stageSnapCols = []string{"flag_id", "day", "red", "green"}
+	// stageLineCols: a staged line also says whether it gave createdAt.
+	stageLineCols = append(stageFlagCols[:len(stageFlagCols):len(stageFlagCols)], "created_given")
+)
+
+// A line without createdAt keeps the flag's: an earlier line's of this
+// file that gave one, else the stored one (else it is new: created now,
+// the time it was staged with), as the line-by-line import's
+// COALESCE(given, flags.created_at) does.
+const (
+	keepEarlierCreated = "UPDATE stage.import_flags SET created_given = 1, created_at = (SELECT e.created_at " +
+		"FROM stage.import_flags e WHERE e.id = import_flags.id AND e.line < import_flags.line AND e.created_given = 1 " +
+		"ORDER BY e.line DESC LIMIT 1) WHERE created_given = 0 AND EXISTS (SELECT 1 FROM stage.import_flags e " +
+		"WHERE e.id = import_flags.id AND e.line < import_flags.line AND e.created_given = 1)"
+	keepStoredCreated = "UPDATE stage.import_flags SET created_at = (SELECT m.created_at FROM main.flags m " +
+		"WHERE m.id = import_flags.id) WHERE created_given = 0 AND EXISTS (SELECT 1 FROM main.flags m WHERE m.id = import_flags.id)"
 )
 
 // stageSchema makes the staging tables, in a file nobody else reads:
@@ -173,7 +188,8 @@ var stageSchema = []string{
 	"CREATE TABLE stage.import_flags (line INTEGER PRIMARY KEY, id TEXT NOT NULL, slug TEXT NOT NULL, status TEXT NOT NULL, " +
 		"category TEXT NOT NULL, region TEXT, text_tr TEXT NOT NULL, text_en TEXT NOT NULL, text_de TEXT NOT NULL, " +
 		"text_es TEXT NOT NULL, description_tr TEXT, description_en TEXT, description_de TEXT, description_es TEXT, " +
-		"contexts TEXT NOT NULL, red_count INTEGER NOT NULL, green_count INTEGER NOT NULL, created_at TEXT NOT NULL)",
+		"contexts TEXT NOT NULL, red_count INTEGER NOT NULL, green_count INTEGER NOT NULL, created_at TEXT NOT NULL, " +
+		"created_given INTEGER NOT NULL)",
 	"CREATE TABLE stage.import_snapshots (flag_id TEXT NOT NULL, day TEXT NOT NULL, red INTEGER NOT NULL, " +
 		"green INTEGER NOT NULL, PRIMARY KEY (flag_id, day) ON CONFLICT REPLACE) WITHOUT ROWID",
 }

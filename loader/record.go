@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/flagpole/flagpole/memstore"
 )
@@ -51,17 +52,37 @@ type RecordSnapshot struct {
 	Green *int64 `json:"green"`
 }
 
+// MaxVotes bounds an imported counter: a trillion votes, far past any
+// real flag, and small enough that the sums over a million flags and the
+// dominant rule's 5 x red stay within int64.
+const MaxVotes = 1_000_000_000_000
+
 // flagRow is a validated record, ready to write.
 type flagRow struct {
 	memstore.FlagInput
 	Status    string
 	Snapshots []memstore.TrendRow
+	// CreatedGiven: the line has createdAt. Without it a flag already
+	// stored keeps its own, and a new one is created now (CreatedAt).
+	CreatedGiven bool
+}
+
+// createdParam is the line's createdAt as a query parameter: nil when the
+// line has none, so the stored one stays.
+func (f *flagRow) createdParam() any {
+	if !f.CreatedGiven {
+		return nil
+	}
+	return tsText(f.CreatedAt)
 }
 
 var slugPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._~-]*$`)
 
 // parseRecord decodes and checks one line; the error says what is wrong.
 func parseRecord(line []byte) (*flagRow, error) {
+	if !utf8.Valid(line) {
+		return nil, errors.New("the line is not valid UTF-8 (JSON Lines are UTF-8)")
+	}
 	var r Record
 	dec := json.NewDecoder(strings.NewReader(string(line)))
 	if err := dec.Decode(&r); err != nil {
@@ -110,8 +131,9 @@ func parseRecord(line []byte) (*flagRow, error) {
 			f.Description[l] = &s
 		}
 	}
-	if r.Votes.Red == nil || r.Votes.Green == nil || *r.Votes.Red < 0 || *r.Votes.Green < 0 {
-		return nil, errors.New("votes.red and votes.green: required, integers of at least 0")
+	if r.Votes.Red == nil || r.Votes.Green == nil || *r.Votes.Red < 0 || *r.Votes.Green < 0 ||
+		*r.Votes.Red > MaxVotes || *r.Votes.Green > MaxVotes {
+		return nil, fmt.Errorf("votes.red and votes.green: required, integers from 0 to %d", int64(MaxVotes))
 	}
 	f.Red, f.Green = *r.Votes.Red, *r.Votes.Green
 	f.Contexts = []string{}
@@ -131,15 +153,15 @@ func parseRecord(line []byte) (*flagRow, error) {
 		if err != nil {
 			return nil, fmt.Errorf("createdAt %q: want an ISO 8601 timestamp such as 2026-05-25T10:11:12.345Z", r.CreatedAt)
 		}
-		f.CreatedAt = t.UTC().Truncate(time.Millisecond)
+		f.CreatedAt, f.CreatedGiven = t.UTC().Truncate(time.Millisecond), true
 	}
 	for i, s := range r.Snapshots {
 		t, err := time.Parse(time.RFC3339Nano, s.At)
 		if err != nil {
 			return nil, fmt.Errorf("snapshots[%d].at %q: want an ISO 8601 timestamp", i, s.At)
 		}
-		if s.Red == nil || s.Green == nil || *s.Red < 0 || *s.Green < 0 {
-			return nil, fmt.Errorf("snapshots[%d]: red and green are required integers of at least 0", i)
+		if s.Red == nil || s.Green == nil || *s.Red < 0 || *s.Green < 0 || *s.Red > MaxVotes || *s.Green > MaxVotes {
+			return nil, fmt.Errorf("snapshots[%d]: red and green are required integers from 0 to %d", i, int64(MaxVotes))
 		}
 		f.Snapshots = append(f.Snapshots, memstore.TrendRow{FlagID: f.ID, Day: memstore.DayOf(t), Red: *s.Red, Green: *s.Green})
 	}
@@ -203,6 +225,9 @@ func eachRecord(r io.Reader, progress func(line int), fn func(line int, f *flagR
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = errors.New("the line is longer than 16 MiB")
+		}
 		return &LineError{Line: line + 1, Err: err}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/flagpole/flagpole/loader"
 	"github.com/flagpole/flagpole/loader/loadertest"
@@ -171,6 +172,10 @@ var badLines = []struct {
 	{"slug with a space", strings.Replace(goodLine3, `"texts-back-next-week"`, `"texts back"`, 1)},
 	{"bad snapshot at", strings.Replace(goodLine1, `"2026-01-02T00:00:00.000Z"`, `"2026-01-02"`, 1)},
 	{"negative snapshot", strings.Replace(goodLine1, `"red":110,"green":28`, `"red":110,"green":-28`, 1)},
+	{"invalid UTF-8", strings.Replace(goodLine3, `Texts back`, "Texts \xff\xfe back", 1)},
+	{"red past a trillion", strings.Replace(goodLine3, `"red":0,"green":0`, `"red":1000000000001,"green":0`, 1)},
+	{"red that overflows 5 x red", strings.Replace(goodLine3, `"red":0,"green":0`, `"red":9223372036854775806,"green":1`, 1)},
+	{"snapshot past a trillion", strings.Replace(goodLine1, `"red":110,"green":28`, `"red":110,"green":1000000000001`, 1)},
 	// flg_b2 (line 2) takes the slug of flg_a1 (line 1): both exist.
 	{"slug of line 1 under the id of line 2", strings.Replace(strings.Replace(goodLine3,
 		`"texts-back-next-week"`, `"never-admits-wrong"`, 1), `"id":"flg_c3"`, `"id":"flg_b2"`, 1)},
@@ -319,5 +324,45 @@ func TestExportToFile(t *testing.T) {
 	}
 	if msg := mustFail(t, noEnv, nil, "export", "--db", db, "a", "b"); msg == "" {
 		t.Error("export with two files: empty error")
+	}
+}
+
+// TestImportWithoutCreatedAtIsIdempotent: a line without createdAt
+// creates its flag now and leaves a stored flag's createdAt as it is, so
+// importing the same file again changes nothing; within one file a later
+// line without createdAt keeps the one an earlier line gave.
+func TestImportWithoutCreatedAtIsIdempotent(t *testing.T) {
+	t.Parallel()
+	noCreated := func(line string) string {
+		i := strings.Index(line, `"createdAt":`)
+		j := i + strings.Index(line[i:], `Z",`) + len(`Z",`)
+		return line[:i] + line[j:]
+	}
+	for _, d := range loadertest.Sources(t) {
+		t.Run(string(d), func(t *testing.T) {
+			db := loadertest.URL(t, d)
+			file := writeFile(t, "n.jsonl", noCreated(goodLine3)+"\n")
+			mustRun(t, "import", "--db", db, file)
+			first := exportText(t, db)
+			time.Sleep(20 * time.Millisecond) // the import's clock moves on
+			mustRun(t, "import", "--db", db, file)
+			if again := exportText(t, db); again != first {
+				t.Errorf("a second import of the same file changed the flag:\n%s\n%s", first, again)
+			}
+			// A stored flag keeps the createdAt it was imported with.
+			mustRun(t, "import", "--db", db, writeFile(t, "g.jsonl", goodLine1+"\n"))
+			mustRun(t, "import", "--db", db, writeFile(t, "a.jsonl", noCreated(goodLine1)+"\n"))
+			// In one file: line 1 gives createdAt to a new flag, line 2
+			// (the same flag) gives none.
+			two := strings.Replace(strings.Replace(goodLine2, "flg_b2", "flg_e5", 1), "splits-the-bill", "five", 1)
+			mustRun(t, "import", "--db", db, writeFile(t, "two.jsonl", two+"\n"+noCreated(two)+"\n"))
+			got := map[any]any{}
+			for _, r := range exportRecords(t, db) {
+				got[r["id"]] = r["createdAt"]
+			}
+			if got["flg_a1"] != "2025-03-04T05:06:07.890Z" || got["flg_e5"] != "2024-12-31T23:59:59.999Z" {
+				t.Errorf("createdAt %v, want flg_a1's and flg_e5's as first given", got)
+			}
+		})
 	}
 }
