@@ -29,11 +29,16 @@ func PrintFlags(w io.Writer, fs *flag.FlagSet) {
 		} else if name != "" {
 			name = " " + name
 		}
-		def := f.DefValue
-		if name == " string" {
-			def = strconv.Quote(def)
+		// A command's own flag with a zero default has none to show (its
+		// usage says what leaving it out means), as flag.PrintDefaults.
+		if def := f.DefValue; def == "" || def == "0" {
+			fmt.Fprintf(w, "  --%s%s\n        %s\n", f.Name, name, usage)
+		} else {
+			if name == " string" {
+				def = strconv.Quote(def)
+			}
+			fmt.Fprintf(w, "  --%s%s\n        %s\n        default %s\n", f.Name, name, usage, def)
 		}
-		fmt.Fprintf(w, "  --%s%s\n        %s\n        default %s\n", f.Name, name, usage, def)
 	}
 	if f := fs.Lookup("config"); f != nil {
 		fmt.Fprintf(w, "  --config FILE\n        %s\n        env FLAGPOLE_CONFIG\n", f.Usage)

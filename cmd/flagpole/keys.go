@@ -40,7 +40,7 @@ func keysCreate(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	fs := newFlagSet("keys create", config.Database)
 	name := fs.String("name", "", "a name for the key (required)")
 	user := fs.String("user", "", "the id of the user who owns the key")
-	limit := fs.Int("limit", 0, "requests per minute for this key (0: the service's rate_limit)")
+	limit := fs.Int("limit", 0, "requests per minute for this key, at least 1 (left out: the service's rate_limit)")
 	cfg, err := parse(fs, args, stdout, getenv)
 	if err != nil {
 		return err
