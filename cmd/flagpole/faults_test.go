@@ -154,4 +154,15 @@ func TestRedisOutage(t *testing.T) {
 		getStatus(base+"/api/public/stats", key)
 		return shared()
 	})
+
+	// Redis down at start: not shared from the first /readyz on, before
+	// any request with a key.
+	proxy.Cut()
+	s2 := startServe(t, noEnv, "--db", dbURL, "--addr", "127.0.0.1:0", "--redis", proxied, "--redis-prefix", redisPrefix(),
+		"--redis-timeout", "100ms", "--access-log=false", "--snapshot-daily=false")
+	base2 := listenAddr(t, s2)
+	waitReady(t, s2, base2)
+	if _, m := readyz(base2); m["rateLimit"] == nil || m["rateLimit"].(map[string]any)["shared"] != false {
+		t.Errorf("readyz with Redis down at start: rateLimit %v, want shared false", m["rateLimit"])
+	}
 }

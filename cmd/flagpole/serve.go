@@ -201,10 +201,10 @@ func (p *program) newAPI(ctx context.Context, proxies []netip.Prefix) error {
 			Timeout: cfg.RedisTimeout}); err != nil {
 			return err
 		}
-		if err := p.redis.Ping(ctx); err != nil {
-			p.log.Warn("redis does not answer; limiting in-process until it does", "err", err)
-		}
 		p.limiter = ratelimit.NewFallback(p.redis, p.log)
+		if err := p.redis.Ping(ctx); err != nil {
+			p.limiter.Down(err) // logs it; /readyz and the metric say so from the start
+		}
 		opt.Limiter = p.limiter
 	}
 	if cfg.AccessLog {

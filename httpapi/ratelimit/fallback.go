@@ -65,6 +65,11 @@ func (f *Fallback) Peek(ctx context.Context, key string, limit int, now time.Tim
 	return d, nil
 }
 
+// Down records that the shared limiter does not answer, as a failed
+// decision would (found at start, before any request): decisions are
+// local, and Degraded reports it, until a request finds it answering.
+func (f *Fallback) Down(err error) { f.fail(err) }
+
 // down reports whether the shared limiter is paused after a failure.
 func (f *Fallback) down() bool {
 	until := f.downUntil.Load()
