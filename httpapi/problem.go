@@ -37,6 +37,10 @@ type Problem struct {
 	Code   string
 	Detail string
 	Param  string
+	// Members are more members of the problem object, as JSON without
+	// the braces (`"stale":"...","snapshot":{...}`), for a problem that
+	// says more than its detail (RFC 9457's extension members).
+	Members []byte
 }
 
 func (p *Problem) Error() string { return p.Code + ": " + p.Detail }
@@ -86,6 +90,10 @@ func appendProblem(b []byte, status int, p *Problem, id string) []byte {
 	if p.Param != "" {
 		b = append(b, `,"param":`...)
 		b = appendString(b, p.Param)
+	}
+	if len(p.Members) > 0 {
+		b = append(b, ',')
+		b = append(b, p.Members...)
 	}
 	if id != "" {
 		b = append(b, `,"requestId":`...)

@@ -56,9 +56,13 @@ func SnapshotDetail(s *memstore.Snapshot, now time.Time) *SnapshotState {
 func (a *API) readyz(c *gin.Context) {
 	r := a.readiness()
 	if !r.Ready {
+		// The problem carries the readiness's members too (snapshot,
+		// stale, rateLimit: none is a problem member), so a monitor
+		// reads .stale as on a 200.
 		c.Header("Retry-After", "1")
 		body, _ := json.Marshal(r)
-		a.writeProblem(c, &Problem{Code: CodeUnavailable, Detail: "not ready: " + string(body)})
+		a.writeProblem(c, &Problem{Code: CodeUnavailable, Detail: "not ready: " + string(body),
+			Members: body[1 : len(body)-1]})
 		return
 	}
 	r.Status = "ready"

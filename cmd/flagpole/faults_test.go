@@ -91,6 +91,10 @@ func TestPostgresOutage(t *testing.T) {
 	if st != 503 || !strings.Contains(body["detail"].(string), "max_snapshot_age") {
 		t.Fatalf("readyz during a 5 s outage with max age 3 s: %d %v", st, body)
 	}
+	if stale, _ := body["stale"].(string); !strings.Contains(stale, "max_snapshot_age") || body["snapshot"] == nil ||
+		body["status"] != float64(503) {
+		t.Errorf("readyz's problem lacks stale and snapshot as members: %v", body)
+	}
 
 	proxy.Restore()
 	until(t, "ready again after the database returned", 20*time.Second, func() bool { s, _ := readyz(base); return s == 200 })
