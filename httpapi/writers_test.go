@@ -326,3 +326,46 @@ func TestBulkChanges(t *testing.T) {
 		}
 	})
 }
+
+// TestSlowCommit: on PostgreSQL a vote whose transaction stays open across
+// ticks (far past the overlap) shows on the first tick after its commit:
+// the ticks do not move their watermark past the start of a transaction
+// still open.
+func TestSlowCommit(t *testing.T) {
+	e := newEnv(t, loader.Postgres, fixtureLines())
+	ctx := context.Background()
+	ld := loader.New(e.db, e.store, loader.Options{Overlap: time.Millisecond})
+	if err := ld.LoadFlags(ctx); err != nil {
+		t.Fatal(err)
+	}
+	const slug = "red-exactly-sixty" // imported with red 3, green 2
+	tx, err := e.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{"INSERT INTO users (id) VALUES ('slow')",
+		"INSERT INTO votes (flag_id, user_id, color) VALUES ('f01', 'slow', 'red')"} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 { // ticks while the vote waits for its commit
+		time.Sleep(50 * time.Millisecond)
+		if err := ld.LoadFlags(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, _ := votesOf(t, e, slug); r != 3 {
+		t.Fatalf("red %v before the commit, want 3", r)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ld.LoadFlags(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := votesOf(t, e, slug); r != 4 {
+		t.Errorf("red %v on the first tick after a slow commit, want 4", r)
+	}
+}

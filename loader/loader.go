@@ -40,7 +40,7 @@ type Loader struct {
 	opt   Options
 
 	mu       sync.Mutex // one flag load at a time
-	flagWM   int64      // the database's clock at the start of the last read, Unix ms
+	flagWM   int64      // the database's clock at the start of the last read (see pgWatermark), Unix ms
 	changes  changeLog  // the bulk writes already read
 	lastFull time.Time
 	votes    *voteWindows // the vote times behind /stats' windows

@@ -2,6 +2,7 @@ package loader
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -27,6 +28,21 @@ type queries struct {
 
 // ms is the dialect's expression for a timestamp column in Unix
 // milliseconds; day for a DATE column in days since the epoch.
+// pgWatermark is how far back the next load on PostgreSQL reads changed
+// flags from (less the overlap): now, or the start of the oldest
+// transaction of another client still open, if earlier, as a write it
+// holds is stamped after its start (updated_at is the statement's clock)
+// and may commit after this load; at most maxOpenWrite back, past which
+// the full reload catches it. A role that may not see other roles'
+// sessions (pg_read_all_stats) sees no xact_start for them: now.
+var pgWatermark = "GREATEST(LEAST(now(), COALESCE((SELECT min(xact_start) FROM pg_stat_activity " +
+	"WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'), now())), " +
+	"now() - interval '" + strconv.Itoa(int(maxOpenWrite/time.Second)) + " seconds')"
+
+// maxOpenWrite bounds how long a write may wait for its commit and still
+// show on the next tick (the default full_reload).
+const maxOpenWrite = 10 * time.Minute
+
 func msExpr(d Dialect, col string) string {
 	if d == Postgres {
 		return fmt.Sprintf("(extract(epoch FROM %s) * 1000)::bigint", col)
@@ -107,7 +123,7 @@ func queriesFor(d Dialect) *queries {
 		approvedN:    "SELECT approved FROM flag_totals", // kept by triggers (migration 00003)
 		trendsFrom: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots" + notIndexed + " WHERE day >= " + day +
 			" ORDER BY flag_id, day",
-		dbNow:   "SELECT " + msExpr(d, map[Dialect]string{Postgres: "now()", SQLite: "'now'"}[d]),
+		dbNow:   "SELECT " + msExpr(d, map[Dialect]string{Postgres: pgWatermark, SQLite: "'now'"}[d]),
 		changes: "SELECT id, kind, COALESCE(" + dayTextExpr(d, "day") + ", '') FROM data_changes WHERE id > ? ORDER BY id",
 		trendsDay: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots WHERE day = " + day +
 			" ORDER BY flag_id, day",
