@@ -60,7 +60,12 @@ func (a *API) readyz(c *gin.Context) {
 		// stale, rateLimit: none is a problem member), so a monitor
 		// reads .stale as on a 200.
 		c.Header("Retry-After", "1")
-		body, _ := json.Marshal(r)
+		r.Status = "" // the problem's status is the HTTP one
+		body, err := json.Marshal(r)
+		if err != nil {
+			a.writeProblem(c, err)
+			return
+		}
 		a.writeProblem(c, &Problem{Code: CodeUnavailable, Detail: "not ready: " + string(body),
 			Members: body[1 : len(body)-1]})
 		return

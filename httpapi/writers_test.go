@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -367,5 +368,27 @@ func TestSlowCommit(t *testing.T) {
 	}
 	if r, _ := votesOf(t, e, slug); r != 4 {
 		t.Errorf("red %v on the first tick after a slow commit, want 4", r)
+	}
+
+	// A transaction that only reads holds nothing back: with one open, a
+	// vote is read on the next tick and not again on the one after.
+	ro, err := e.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Rollback()
+	var one int
+	if err := ro.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+		t.Fatal(err)
+	}
+	e.exec("INSERT INTO votes (flag_id, user_id, color) VALUES (?, ?, ?)", "f02", "slow", "green")
+	for i, want := range []int{1, 0} {
+		time.Sleep(20 * time.Millisecond)
+		if err := ld.LoadFlags(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if rows := ld.Status().LastRows; (want == 0) != (rows == 0) {
+			t.Errorf("tick %d with a reading transaction open read %d rows, want %d", i+1, rows, want)
+		}
 	}
 }

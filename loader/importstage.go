@@ -144,7 +144,7 @@ func (db *DB) stage(ctx context.Context, conn *sql.Conn, r io.Reader, ids *slugI
 	// them here, outside the write lock, keeps the final step to what
 	// changes (a re-import of an export writes almost nothing). A flag
 	// named on several lines is kept, as its lines may undo each other.
-	for _, q := range []string{keepEarlierCreated, keepStoredCreated, dropUnchangedFlags, dropUnchangedSnapshots} {
+	for _, q := range []string{stageIDIndex, keepEarlierCreated, keepStoredCreated, dropUnchangedFlags, dropUnchangedSnapshots} {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return nil, fmt.Errorf("import: staging: %w", err)
 		}
@@ -164,6 +164,11 @@ var (
 	// stageLineCols: a staged line also says whether it gave createdAt.
 	stageLineCols = append(stageFlagCols[:len(stageFlagCols):len(stageFlagCols)], "created_given")
 )
+
+// stageIDIndex serves the lookups of a flag's earlier lines (made once
+// the lines are in: without it keepEarlierCreated scans every earlier
+// line for each line without createdAt).
+const stageIDIndex = "CREATE INDEX stage.import_flags_id ON import_flags (id, created_given, line)"
 
 // A line without createdAt keeps the flag's: an earlier line's of this
 // file that gave one, else the stored one (else it is new: created now,

@@ -164,6 +164,13 @@ type built struct {
 // read runs one load's queries, in one read-only transaction on
 // PostgreSQL so that flags, trends and aggregates agree.
 func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTrends bool, now time.Time) (*built, int, error) {
+	// The watermark first, outside the load's transaction: a write still
+	// open now is counted in it (see pgWatermark), and one that commits
+	// from now on is in the transaction's snapshot, taken later.
+	b := &built{}
+	if err := l.db.QueryRowContext(ctx, l.db.q.dbNow).Scan(&b.flagWM); err != nil {
+		return nil, 0, fmt.Errorf("load: %w", err)
+	}
 	var r reader = l.db
 	if l.db.Dialect == Postgres {
 		tx, err := l.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
@@ -172,10 +179,6 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 		}
 		defer tx.Rollback()
 		r = tx
-	}
-	b := &built{}
-	if err := r.QueryRowContext(ctx, l.db.q.dbNow).Scan(&b.flagWM); err != nil {
-		return nil, 0, fmt.Errorf("load: %w", err)
 	}
 	news, log, err := l.db.readChanges(ctx, r, l.changes)
 	if err != nil {

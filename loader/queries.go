@@ -30,17 +30,20 @@ type queries struct {
 // milliseconds; day for a DATE column in days since the epoch.
 // pgWatermark is how far back the next load on PostgreSQL reads changed
 // flags from (less the overlap): now, or the start of the oldest
-// transaction of another client still open, if earlier, as a write it
-// holds is stamped after its start (updated_at is the statement's clock)
-// and may commit after this load; at most maxOpenWrite back, past which
-// the full reload catches it. A role that may not see other roles'
-// sessions (pg_read_all_stats) sees no xact_start for them: now.
+// transaction of another client that has written (it has an xid) and is
+// still open, if earlier, as a write it holds is stamped after its start
+// (updated_at is the statement's clock) and may commit after this load;
+// at most maxOpenWrite back. Read-only transactions (a report, an export,
+// another instance's load) hold nothing back. A role that may not see
+// other roles' sessions (pg_read_all_stats) sees no xact_start for them,
+// and a standby no xid: now.
 var pgWatermark = "GREATEST(LEAST(now(), COALESCE((SELECT min(xact_start) FROM pg_stat_activity " +
-	"WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'), now())), " +
-	"now() - interval '" + strconv.Itoa(int(maxOpenWrite/time.Second)) + " seconds')"
+	"WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' " +
+	"AND backend_xid IS NOT NULL), now())), now() - interval '" + strconv.Itoa(int(maxOpenWrite/time.Second)) + " seconds')"
 
 // maxOpenWrite bounds how long a write may wait for its commit and still
-// show on the next tick (the default full_reload).
+// show on the next tick: a write held open longer shows at the next full
+// reload (full_reload, 10 minutes by default).
 const maxOpenWrite = 10 * time.Minute
 
 func msExpr(d Dialect, col string) string {
