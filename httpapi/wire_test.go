@@ -4,14 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/flagpole/flagpole/httpapi"
+	"github.com/flagpole/flagpole/loader/loadertest"
 )
 
 // wireServer serves h as flagpole serve does: on a listener wrapped by
@@ -29,24 +28,7 @@ func wireServer(t *testing.T, h http.Handler) string {
 // rawExchange writes req on a new connection and reads one answer.
 func rawExchange(t *testing.T, addr, req string) (*http.Response, []byte) {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(conn, req); err != nil {
-		t.Fatal(err)
-	}
-	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("%.60q: %v", req, err)
-	}
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatalf("%.60q: body: %v", req, err)
-	}
-	return res, body
+	return loadertest.Exchange(t, "", addr, req)
 }
 
 // TestWireErrors: the requests net/http refuses before any handler sees

@@ -179,20 +179,7 @@ func TestWireAnswers(t *testing.T) {
 	addr := strings.TrimPrefix(p.base, "http://")
 	exchange := func(from, req string) *http.Response {
 		t.Helper()
-		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 5 * time.Second}
-		c, err := d.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		io.WriteString(c, req)
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			t.Fatalf("from %s, %q: %v", from, req, err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+		resp, _ := loadertest.Exchange(t, from, addr, req)
 		return resp
 	}
 	held := exchange("127.0.0.1", "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") // stays open

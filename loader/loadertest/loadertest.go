@@ -2,8 +2,9 @@
 // temporary SQLite file always, and a fresh PostgreSQL database when
 // FLAGPOLE_TEST_POSTGRES names a server (under CI=true its absence fails
 // the test instead of skipping it). It also holds what tests of several
-// packages share: a TCP proxy that cuts or stalls connections (Proxy)
-// and a buffer safe across goroutines for a server's logs (Buffer).
+// packages share: a TCP proxy that cuts or stalls connections (Proxy), a
+// buffer safe across goroutines for a server's logs (Buffer) and a raw
+// HTTP exchange (Exchange).
 package loadertest
 
 import (
