@@ -31,7 +31,8 @@ type Options struct {
 	// three quarters of Max are open (0: 5 seconds).
 	PressureIdle time.Duration
 	// Busy makes the answer written to a connection refused over a bound
-	// before it is closed (nil: a 503 problem of its own, busy).
+	// before it is closed (required: the API's, httpapi.Busy, a 503
+	// problem with the headers every answer carries).
 	Busy func() []byte
 }
 
@@ -63,6 +64,9 @@ type conn struct {
 
 // Wrap bounds the connections accepted from inner.
 func Wrap(inner net.Listener, opt Options) *Listener {
+	if opt.Busy == nil {
+		panic("connlimit: Options.Busy is required")
+	}
 	opt.Max = max(opt.Max, 1)
 	if opt.PressureIdle <= 0 {
 		opt.PressureIdle = 5 * time.Second
@@ -71,11 +75,6 @@ func Wrap(inner net.Listener, opt Options) *Listener {
 	go l.relieve()
 	return l
 }
-
-// busy is the answer to a connection over a bound: then it is closed.
-var busy = []byte("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\n" +
-	"Content-Type: application/problem+json\r\nContent-Length: 146\r\n\r\n" +
-	`{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"too many open connections; try again in a moment","code":"unavailable"}`)
 
 // Accept returns the next connection within the bounds, answering and
 // closing the ones over them.
@@ -94,11 +93,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 			return c, nil
 		}
 		nc.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
-		if l.opt.Busy != nil {
-			nc.Write(l.opt.Busy())
-		} else {
-			nc.Write(busy)
-		}
+		nc.Write(l.opt.Busy())
 		nc.Close()
 	}
 }

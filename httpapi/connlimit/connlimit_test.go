@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flagpole/flagpole/httpapi"
 	"github.com/flagpole/flagpole/httpapi/connlimit"
 )
 
@@ -19,6 +20,7 @@ func serve(t *testing.T, opt connlimit.Options, h http.Handler) (*connlimit.List
 	if err != nil {
 		t.Fatal(err)
 	}
+	opt.Busy = httpapi.Busy
 	l := connlimit.Wrap(inner, opt)
 	srv := &http.Server{Handler: h, ConnState: l.ConnState, IdleTimeout: time.Minute}
 	go srv.Serve(l)
@@ -218,7 +220,7 @@ func TestPressureIdleDefault(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := connlimit.Wrap(inner, connlimit.Options{PressureIdle: given})
+		l := connlimit.Wrap(inner, connlimit.Options{PressureIdle: given, Busy: httpapi.Busy})
 		if got := l.PressureIdle(); got != want {
 			t.Errorf("PressureIdle %v: %v, want %v", given, got, want)
 		}
