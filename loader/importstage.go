@@ -144,7 +144,7 @@ func (db *DB) stage(ctx context.Context, conn *sql.Conn, r io.Reader, ids *slugI
 	// them here, outside the write lock, keeps the final step to what
 	// changes (a re-import of an export writes almost nothing). A flag
 	// named on several lines is kept, as its lines may undo each other.
-	for _, q := range []string{stageIDIndex, keepEarlierCreated, keepStoredCreated, dropUnchangedFlags, dropUnchangedSnapshots} {
+	for _, q := range []string{stageIDIndex, keepCreated, dropUnchangedFlags, dropUnchangedSnapshots} {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return nil, fmt.Errorf("import: staging: %w", err)
 		}
@@ -166,22 +166,18 @@ var (
 )
 
 // stageIDIndex serves the lookups of a flag's earlier lines (made once
-// the lines are in: without it keepEarlierCreated scans every earlier
+// the lines are in: without it keepCreated scans every earlier
 // line for each line without createdAt).
 const stageIDIndex = "CREATE INDEX stage.import_flags_id ON import_flags (id, created_given, line)"
 
-// A line without createdAt keeps the flag's: an earlier line's of this
-// file that gave one, else the stored one (else it is new: created now,
-// the time it was staged with), as the line-by-line import's
-// COALESCE(given, flags.created_at) does.
-const (
-	keepEarlierCreated = "UPDATE stage.import_flags SET created_given = 1, created_at = (SELECT e.created_at " +
-		"FROM stage.import_flags e WHERE e.id = import_flags.id AND e.line < import_flags.line AND e.created_given = 1 " +
-		"ORDER BY e.line DESC LIMIT 1) WHERE created_given = 0 AND EXISTS (SELECT 1 FROM stage.import_flags e " +
-		"WHERE e.id = import_flags.id AND e.line < import_flags.line AND e.created_given = 1)"
-	keepStoredCreated = "UPDATE stage.import_flags SET created_at = (SELECT m.created_at FROM main.flags m " +
-		"WHERE m.id = import_flags.id) WHERE created_given = 0 AND EXISTS (SELECT 1 FROM main.flags m WHERE m.id = import_flags.id)"
-)
+// keepCreated: a line without createdAt keeps the flag's: the nearest
+// earlier line's of this file that gave one, else the stored one, else it
+// is new (created now, the time it was staged with), as the line-by-line
+// import's COALESCE(given, flags.created_at) does.
+const keepCreated = "UPDATE stage.import_flags SET created_at = COALESCE((SELECT e.created_at " +
+	"FROM stage.import_flags e WHERE e.id = import_flags.id AND e.line < import_flags.line AND e.created_given = 1 " +
+	"ORDER BY e.line DESC LIMIT 1), (SELECT m.created_at FROM main.flags m WHERE m.id = import_flags.id), created_at) " +
+	"WHERE created_given = 0"
 
 // stageSchema makes the staging tables, in a file nobody else reads:
 // no journal, no sync. Snapshot rows are keyed as in the database, so a
