@@ -56,10 +56,13 @@ func (p *payload) gzipped() ([]byte, []string) {
 	return p.gz, p.gzLength
 }
 
-// gzETag is the ETag of a body's gzip form: its tag with "-gz" inside the
-// closing quote.
+// gzSuffix ends the ETag of a body's gzip form: the body's tag with "-gz"
+// inside the closing quote.
+const gzSuffix = `-gz"`
+
+// gzETag is the ETag of the gzip form of the body tagged etag.
 func gzETag(etag string) string {
-	return etag[:len(etag)-1] + `-gz"`
+	return etag[:len(etag)-1] + gzSuffix
 }
 
 // minGzip is the smallest body sent compressed. Every body served is text
@@ -189,7 +192,7 @@ func etagMatch(header, etag string) bool {
 		var t string
 		t, rest, more = strings.Cut(rest, ",")
 		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == etag || len(t) == len(stem)+len(`-gz"`) && strings.HasPrefix(t, stem) && strings.HasSuffix(t, `-gz"`) {
+		if t == "*" || t == etag || len(t) == len(stem)+len(gzSuffix) && strings.HasPrefix(t, stem) && strings.HasSuffix(t, gzSuffix) {
 			return true
 		}
 	}

@@ -168,7 +168,7 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	// open now is counted in it (see pgWatermark), and one that commits
 	// from now on is in the transaction's snapshot, taken later.
 	b := &built{}
-	if err := l.db.QueryRowContext(ctx, l.db.q.dbNow).Scan(&b.flagWM); err != nil {
+	if err := l.db.QueryRowContext(ctx, l.db.q.watermark).Scan(&b.flagWM); err != nil {
 		return nil, 0, fmt.Errorf("load: %w", err)
 	}
 	var r reader = l.db

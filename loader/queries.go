@@ -16,7 +16,7 @@ type queries struct {
 	approvedN    string
 	trendsFrom   string
 	trendsDay    string
-	dbNow        string
+	watermark    string
 	changes      string
 	users        string
 	voteTimes    string // every vote of an approved flag since ?
@@ -126,8 +126,8 @@ func queriesFor(d Dialect) *queries {
 		approvedN:    "SELECT approved FROM flag_totals", // kept by triggers (migration 00003)
 		trendsFrom: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots" + notIndexed + " WHERE day >= " + day +
 			" ORDER BY flag_id, day",
-		dbNow:   "SELECT " + msExpr(d, map[Dialect]string{Postgres: pgWatermark, SQLite: "'now'"}[d]),
-		changes: "SELECT id, kind, COALESCE(" + dayTextExpr(d, "day") + ", '') FROM data_changes WHERE id > ? ORDER BY id",
+		watermark: "SELECT " + msExpr(d, map[Dialect]string{Postgres: pgWatermark, SQLite: "'now'"}[d]),
+		changes:   "SELECT id, kind, COALESCE(" + dayTextExpr(d, "day") + ", '') FROM data_changes WHERE id > ? ORDER BY id",
 		trendsDay: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots WHERE day = " + day +
 			" ORDER BY flag_id, day",
 		users: "SELECT count(*) FROM users",
@@ -141,7 +141,7 @@ func queriesFor(d Dialect) *queries {
 			"SELECT id, " + day + ", red_count, green_count FROM flags WHERE true ON CONFLICT (flag_id, day) DO NOTHING",
 	}
 	bind := bindOf(d)
-	for _, p := range []*string{&q.allApproved, &q.changedSince, &q.approvedN, &q.trendsFrom, &q.trendsDay, &q.dbNow, &q.changes,
+	for _, p := range []*string{&q.allApproved, &q.changedSince, &q.approvedN, &q.trendsFrom, &q.trendsDay, &q.watermark, &q.changes,
 		&q.users, &q.voteTimes, &q.activeKeys, &q.snapshotDay} {
 		*p = sqlx.Rebind(bind, *p)
 	}
