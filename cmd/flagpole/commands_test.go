@@ -260,3 +260,27 @@ func TestMigrateConcurrently(t *testing.T) {
 		})
 	}
 }
+
+// TestKeysCreateHelp: -h shows --limit without the default 0 it refuses,
+// and the other flags' real defaults still show.
+func TestKeysCreateHelp(t *testing.T) {
+	t.Parallel()
+	r := runCLI(t, noEnv, nil, "keys", "create", "-h")
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	i := strings.Index(r.stdout, "--limit int\n")
+	if i < 0 {
+		t.Fatalf("no --limit in:\n%s", r.stdout)
+	}
+	limit, _, _ := strings.Cut(r.stdout[i:], "  --name")
+	if strings.Contains(limit, "default") || !strings.Contains(limit, "at least 1") {
+		t.Errorf("--limit's help:\n%s", limit)
+	}
+	if r := runCLI(t, noEnv, nil, "seed", "-h"); !strings.Contains(r.stdout, "default ") {
+		t.Errorf("seed -h shows no default:\n%s", r.stdout)
+	}
+	if r := runCLI(t, noEnv, nil, "keys", "create", "--name", "k", "--limit", "0", "--db", "sqlite::memory:"); r.err == nil {
+		t.Error("--limit 0 accepted")
+	}
+}
