@@ -28,6 +28,7 @@ type Config struct {
 	Redis             string        // redis://... for one rate-limit budget across instances; empty: in-process
 	RedisPrefix       string        // prefix of the Redis keys; instances that share a budget share it
 	RedisTimeout      time.Duration // per rate-limit decision; past it the instance limits in-process
+	Listen            bool          // wake the loads when the database changes
 	Refresh           Schedule      // the flag, trend and stats load
 	KeyRefresh        Schedule      // the key load
 	FullReload        time.Duration // a full flag reload at least this often; 0: only at start
@@ -263,6 +264,32 @@ func nodeText(n *yaml.Node, list bool) (string, error) {
 		return strings.Join(items, ","), nil
 	}
 	return "", errors.New("want a single value")
+}
+
+// The schedules' defaults: a safety net when the database wakes the
+// loads (listen), the polling intervals of old when it does not.
+const (
+	pushRefresh    = "@every 1m"
+	pushKeyRefresh = "@every 30s"
+	pollRefresh    = "@every 10s"
+	pollKeyRefresh = "@every 5s"
+)
+
+// Schedules are the schedules of the flag load and the key load in
+// force: refresh and key_refresh, except that with listen off a schedule
+// left at its default polls at the shorter interval of old, as nothing
+// else wakes the loads then.
+func (c *Config) Schedules() (flags, keys Schedule) {
+	flags, keys = c.Refresh, c.KeyRefresh
+	if !c.Listen {
+		if flags.Spec == pushRefresh {
+			flags = mustSchedule(pollRefresh)
+		}
+		if keys.Spec == pushKeyRefresh {
+			keys = mustSchedule(pollKeyRefresh)
+		}
+	}
+	return flags, keys
 }
 
 // Validate checks what the kinds do not: ranges and choices.

@@ -34,6 +34,7 @@ type DB struct {
 	// Path is the SQLite file, empty for PostgreSQL.
 	Path string
 	q    *queries
+	dsn  string // PostgreSQL: the data source, for the listener's own connection
 
 	timeout time.Duration
 	dialer  *pgDialer // PostgreSQL only
@@ -119,6 +120,7 @@ func Open(ctx context.Context, raw string, opts ...Option) (*DB, error) {
 		// lib/pq reads PGPASSWORD, PGPASSFILE (~/.pgpass) and the other
 		// PG* variables for what the URL leaves out.
 		var c *pq.Connector
+		db.dsn = src
 		if c, err = pq.NewConnector(src); err == nil {
 			db.dialer = newPGDialer(o.timeout)
 			c.Dialer(db.dialer)

@@ -30,6 +30,15 @@ type Options struct {
 	// OnLoad, when set, is told of every load: its job ("flags" or
 	// "keys"), duration, rows read and error.
 	OnLoad func(job string, took time.Duration, rows int, err error)
+	// Listen wakes the loads when the database changes (see Run); off,
+	// they run on their schedules alone.
+	Listen bool
+	// ListenDB is the database whose changes wake the loads: the primary
+	// when the loader reads a replica (nil: the database it reads).
+	ListenDB *DB
+	// ListenTimeout bounds how long a silent PostgreSQL listener
+	// connection goes unnoticed (0: 10 seconds, at most DefaultTimeout).
+	ListenTimeout time.Duration
 }
 
 // Loader fills a memstore.Store from the database: flags, trends and the
@@ -47,6 +56,8 @@ type Loader struct {
 
 	statsMu sync.Mutex
 	stats   Status
+
+	watcher watcher // the change feed that wakes the loads
 }
 
 // Status says how the loads are going, for /readyz and the metrics.
@@ -61,6 +72,12 @@ type Status struct {
 	LastErrorAt     time.Time
 	KeyLastError    string
 	KeyLastErrorAt  time.Time
+	// Listening is whether the change feed that wakes the loads is up
+	// (false with listening off); ListenReconnects counts its returns, and
+	// Notifications the changes it reported.
+	Listening        bool
+	ListenReconnects int64
+	Notifications    int64
 }
 
 // New makes a loader reading db into store.
@@ -74,6 +91,12 @@ func New(db *DB, store *memstore.Store, opt Options) *Loader {
 	if opt.Overlap == 0 {
 		opt.Overlap = 30 * time.Second
 	}
+	if opt.ListenDB == nil {
+		opt.ListenDB = db
+	}
+	if opt.ListenTimeout <= 0 {
+		opt.ListenTimeout = 10 * time.Second
+	}
 	return &Loader{db: db, store: store, opt: opt}
 }
 
@@ -81,7 +104,11 @@ func New(db *DB, store *memstore.Store, opt Options) *Loader {
 func (l *Loader) Status() Status {
 	l.statsMu.Lock()
 	defer l.statsMu.Unlock()
-	return l.stats
+	st := l.stats
+	st.Listening = l.watcher.up.Load()
+	st.ListenReconnects = l.watcher.reconnects.Load()
+	st.Notifications = l.watcher.notes.Load()
+	return st
 }
 
 // LoadFlags reads what changed since the last tick (everything on the
@@ -269,53 +296,122 @@ func (l *Loader) LoadKeys(ctx context.Context) error {
 	return nil
 }
 
-// Run loads flags and keys once, retrying until ctx ends, then keeps
-// loading on the two schedules (parsed by package config) until ctx is
-// done. ready is called after the first successful flag load.
+// Run keeps the store loaded until ctx ends. The key load and the flag
+// load run on their own, neither waiting for the other: a key revoked
+// while the trend history loads is refused all the same. Each load runs
+// when the database says something changed (with Options.Listen), on each
+// tick of its schedule (parsed by package config: the safety net), and
+// again at once after a failure of its first load; at most one of each is
+// in flight and one pending, whatever the rate of changes. ready is
+// called once both first loads have succeeded (the flags without their
+// trend history, which follows).
 func (l *Loader) Run(ctx context.Context, fs, ks cron.Schedule, ready func()) error {
-	c := cron.New(cron.WithLocation(time.UTC),
-		cron.WithChain(cron.SkipIfStillRunning(cron.DiscardLogger)))
-	c.Schedule(ks, cron.FuncJob(func() { l.logErr(withTimeout(ctx, time.Minute, l.LoadKeys), "key load failed") }))
-	c.Schedule(fs, cron.FuncJob(func() { l.logErr(withTimeout(ctx, 5*time.Minute, l.LoadFlags), "flag load failed") }))
+	w := newWakes()
+	if l.opt.Listen {
+		go l.watch(ctx, l.opt.ListenDB, w)
+	}
+	c := cron.New(cron.WithLocation(time.UTC))
+	c.Schedule(ks, cron.FuncJob(w.wakeKeys))
+	c.Schedule(fs, cron.FuncJob(w.wakeFlags))
+	c.Start()
+	defer func() { <-c.Stop().Done() }()
 
-	for wait := 200 * time.Millisecond; ; wait = min(wait*2, 10*time.Second) {
-		kerr := l.LoadKeys(ctx)
-		ferr := l.LoadFlagsOnly(ctx)
-		if kerr == nil && ferr == nil {
-			break
-		}
-		l.logErr(errors.Join(kerr, ferr), "first load failed; retrying", "in", wait)
+	keysFirst, flagsFirst := make(chan struct{}), make(chan struct{})
+	go func() {
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
+			return
+		case <-keysFirst:
 		}
+		select {
+		case <-ctx.Done():
+		case <-flagsFirst:
+			if ready != nil {
+				ready()
+			}
+		}
+	}()
+	keysDone := make(chan struct{})
+	go func() {
+		defer close(keysDone)
+		l.runKeys(ctx, w.keys, keysFirst)
+	}()
+	err := l.runFlags(ctx, w.flags, flagsFirst)
+	<-keysDone
+	return err
+}
+
+// runKeys loads the keys until it succeeds, closes first, then loads
+// them on each ring until ctx ends.
+func (l *Loader) runKeys(ctx context.Context, wake <-chan struct{}, first chan<- struct{}) {
+	if retry(ctx, wake, func() error { return withTimeout(ctx, time.Minute, l.LoadKeys) },
+		func(err error, wait time.Duration) { l.logErr(err, "first key load failed; retrying", "in", wait) }) != nil {
+		return
+	}
+	l.opt.Log.Info("keys loaded", "keys", l.store.Keys().Len())
+	close(first)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-wake:
+			l.logErr(withTimeout(ctx, time.Minute, l.LoadKeys), "key load failed")
+		}
+	}
+}
+
+// runFlags loads the flags without their trend history until it
+// succeeds, closes first, loads the history until that succeeds, then
+// loads what changed on each ring until ctx ends.
+func (l *Loader) runFlags(ctx context.Context, wake <-chan struct{}, first chan<- struct{}) error {
+	if err := retry(ctx, wake, func() error { return withTimeout(ctx, 5*time.Minute, l.LoadFlagsOnly) },
+		func(err error, wait time.Duration) { l.logErr(err, "first load failed; retrying", "in", wait) }); err != nil {
+		return err
 	}
 	st := l.Status()
-	l.opt.Log.Info("first load done", "flags", l.store.Snapshot().Len(), "keys", l.store.Keys().Len(),
-		"duration", st.LastDuration.Round(time.Millisecond))
-	if ready != nil {
-		ready()
-	}
-	for wait := 200 * time.Millisecond; ; wait = min(wait*2, 10*time.Second) {
-		err := l.LoadFlags(ctx)
-		if err == nil {
-			break
-		}
-		l.logErr(err, "trend history load failed; retrying", "in", wait)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
+	l.opt.Log.Info("first load done", "flags", l.store.Snapshot().Len(),
+		"duration_ms", st.LastDuration.Milliseconds())
+	close(first)
+	if err := retry(ctx, nil, func() error { return withTimeout(ctx, 5*time.Minute, l.LoadFlags) },
+		func(err error, wait time.Duration) { l.logErr(err, "trend history load failed; retrying", "in", wait) }); err != nil {
+		return err
 	}
 	st = l.Status()
 	l.opt.Log.Info("trend history loaded", "trend_points", l.store.Snapshot().Trends.Rows(),
-		"trend_bytes", l.store.Snapshot().Trends.Bytes(), "duration", st.LastDuration.Round(time.Millisecond))
-	c.Start()
-	<-ctx.Done()
-	<-c.Stop().Done()
-	return nil
+		"trend_bytes", l.store.Snapshot().Trends.Bytes(), "duration_ms", st.LastDuration.Milliseconds())
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wake:
+			l.logErr(withTimeout(ctx, 5*time.Minute, l.LoadFlags), "flag load failed")
+		}
+	}
+}
+
+// retry runs load until it succeeds, waiting between tries from 200 ms
+// doubling to 10 s, or less when wake rings; it returns ctx's error if ctx
+// ends first.
+func retry(ctx context.Context, wake <-chan struct{}, load func() error, failed func(error, time.Duration)) error {
+	for wait := 200 * time.Millisecond; ; wait = min(wait*2, 10*time.Second) {
+		err := load()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		failed(err, wait)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
 }
 
 // failed explains a load's error and drops the pooled connections, so

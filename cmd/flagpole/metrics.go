@@ -87,6 +87,19 @@ func (p *program) registerState(reg *prometheus.Registry) {
 		Name: "flagpole_db_timeouts_total",
 		Help: "Database socket reads and writes of the loader that passed db_timeout (PostgreSQL).",
 	}, func() float64 { return float64(p.src.Timeouts()) }))
+	gauge("flagpole_listen_up", "1 while the database's change feed wakes the loads (LISTEN, or SQLite's change counter); 0 when it is down or listen is off.",
+		func() float64 {
+			if p.loader.Status().Listening {
+				return 1
+			}
+			return 0
+		})
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "flagpole_listen_reconnects_total", Help: "Times the change feed came back after it was lost.",
+	}, func() float64 { return float64(p.loader.Status().ListenReconnects) }))
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "flagpole_listen_notifications_total", Help: "Changes the feed reported (notifications, or moves of SQLite's change counter).",
+	}, func() float64 { return float64(p.loader.Status().Notifications) }))
 	gauge("flagpole_keys_active", "Active API keys loaded.", func() float64 {
 		if k := p.store.Keys(); k != nil {
 			return float64(k.Len())

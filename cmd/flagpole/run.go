@@ -24,7 +24,9 @@ func (p *program) Run(ctx context.Context) error {
 	if p.adminLn != nil {
 		admin = p.adminLn.Addr().String()
 	}
-	p.log.Info("listening", "addr", p.Addr(), "admin_addr", admin, "db", loader.Redact(p.cfg.DB), "refresh", p.cfg.Refresh,
+	flags, keys := p.cfg.Schedules()
+	p.log.Info("listening", "addr", p.Addr(), "admin_addr", admin, "db", loader.Redact(p.cfg.DB), "listen", p.cfg.Listen,
+		"refresh", flags, "key_refresh", keys,
 		"max_conns", p.ln.Max(), "max_conns_per_ip", p.cfg.MaxConnsPerIP, "anon_rate_limit", p.cfg.AnonRateLimit)
 
 	loadCtx, stopLoads := context.WithCancel(ctx)
@@ -70,7 +72,8 @@ func (p *program) runLoads(ctx context.Context, errc chan<- error) <-chan struct
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		err := p.loader.Run(ctx, p.cfg.Refresh, p.cfg.KeyRefresh, func() { close(p.ready) })
+		flags, keys := p.cfg.Schedules()
+		err := p.loader.Run(ctx, flags, keys, func() { close(p.ready) })
 		if err != nil && !errors.Is(err, context.Canceled) {
 			errc <- err
 		}

@@ -183,7 +183,10 @@ func (p *program) newLoader(lm *loadMetrics) {
 			gc.afterLoad()
 		}
 	}
-	p.loader = loader.New(p.src, p.store, loader.Options{FullEvery: p.cfg.FullReload, Log: p.log, OnLoad: onLoad})
+	// The primary is listened to even when a replica is read: a standby
+	// cannot LISTEN.
+	p.loader = loader.New(p.src, p.store, loader.Options{FullEvery: p.cfg.FullReload, Log: p.log, OnLoad: onLoad,
+		Listen: p.cfg.Listen, ListenDB: p.db, ListenTimeout: min(p.cfg.DBTimeout, 10*time.Second)})
 }
 
 // newAPI makes the API, with the shared rate limiter when Redis is set.

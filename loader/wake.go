@@ -1,0 +1,200 @@
+package loader
+
+import (
+	"context"
+	"database/sql"
+	"sync/atomic"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// notifyChannel is the channel the migrations' triggers notify on; the
+// payload is "keys" for a change of api_keys, "flags" for the rest.
+const notifyChannel = "flagpole_changes"
+
+// sqlitePoll is how often SQLite's change counter is read: a statement of
+// a few microseconds on a connection of its own.
+const sqlitePoll = 100 * time.Millisecond
+
+// wakes are the two loads' doorbells. Each holds at most one ring: a
+// load in flight plus one pending, however many changes arrive meanwhile.
+type wakes struct {
+	flags, keys chan struct{}
+}
+
+func newWakes() *wakes {
+	return &wakes{flags: make(chan struct{}, 1), keys: make(chan struct{}, 1)}
+}
+
+func ring(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default: // one is pending already: it will read this change too
+	}
+}
+
+func (w *wakes) wakeFlags() { ring(w.flags) }
+func (w *wakes) wakeKeys()  { ring(w.keys) }
+func (w *wakes) wakeAll()   { w.wakeFlags(); w.wakeKeys() }
+
+// replicaEcho is how long after a notification a loader that reads a
+// replica loads again, for a change the replica had not replayed.
+const replicaEcho = time.Second
+
+// echo returns ring, which also rings once more replicaEcho later; at
+// most one such second ring is pending.
+func echo(ring func()) func() {
+	var pending atomic.Bool
+	return func() {
+		ring()
+		if pending.CompareAndSwap(false, true) {
+			time.AfterFunc(replicaEcho, func() {
+				pending.Store(false)
+				ring()
+			})
+		}
+	}
+}
+
+// watcher tells whether the database's change feed is up.
+type watcher struct {
+	up         atomic.Bool
+	reconnects atomic.Int64
+	notes      atomic.Int64 // notifications (PostgreSQL) or counter changes (SQLite) seen
+}
+
+// watch wakes the loads when db changes, until ctx ends: on PostgreSQL
+// through LISTEN, on SQLite by reading the file's change counter.
+func (l *Loader) watch(ctx context.Context, db *DB, w *wakes) {
+	if db.Dialect == Postgres {
+		l.listen(ctx, db, w)
+	} else {
+		l.pollDataVersion(ctx, db, w)
+	}
+}
+
+// listen holds one LISTEN connection (lib/pq's Listener, which reconnects
+// by itself) and rings the loads on each notification. A connection that
+// comes back rings both loads, as notifications sent while it was away are
+// lost. A ping every third of the listener's timeout keeps an idle
+// connection's socket reading, so a stalled one fails within the timeout
+// and is replaced.
+func (l *Loader) listen(ctx context.Context, db *DB, w *wakes) {
+	timeout := l.opt.ListenTimeout
+	dialer := newPGDialer(timeout)
+	ln := pq.NewDialListener(dialer, db.dsn, 50*time.Millisecond, time.Second, func(ev pq.ListenerEventType, err error) {
+		switch ev {
+		case pq.ListenerEventReconnected:
+			l.watcher.up.Store(true)
+			l.watcher.reconnects.Add(1)
+			l.opt.Log.Info("change listener reconnected")
+		case pq.ListenerEventDisconnected:
+			if ctx.Err() == nil {
+				l.watcher.up.Store(false)
+				l.opt.Log.Warn("change listener disconnected; reconnecting", "err", db.Explain(err))
+			}
+		case pq.ListenerEventConnectionAttemptFailed:
+			l.watcher.up.Store(false)
+			l.logErr(db.Explain(err), "change listener cannot connect; retrying")
+		}
+	})
+	stop := context.AfterFunc(ctx, func() {
+		ln.Close()
+		dialer.abort()
+	})
+	defer stop()
+	go func() {
+		if err := ln.Listen(notifyChannel); err != nil {
+			l.logErr(err, "LISTEN failed; the loads poll on their schedules")
+			return
+		}
+		l.watcher.up.Store(true)
+		w.wakeAll() // what changed before LISTEN took effect
+	}()
+	go func() {
+		t := time.NewTicker(timeout / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				ln.Ping() // an error is the listener's to handle: it reconnects
+			}
+		}
+	}()
+	wakeFlags, wakeKeys := w.wakeFlags, w.wakeKeys
+	if db != l.db {
+		// The loads read a replica, which may not have replayed the
+		// change yet: ring again a little later.
+		wakeFlags, wakeKeys = echo(w.wakeFlags), echo(w.wakeKeys)
+	}
+	for n := range ln.NotificationChannel() {
+		l.watcher.notes.Add(1)
+		switch {
+		case n == nil: // reconnected: what was sent meanwhile is lost
+			wakeFlags()
+			wakeKeys()
+		case n.Extra == "keys":
+			wakeKeys()
+		default:
+			wakeFlags()
+		}
+	}
+}
+
+// pollDataVersion reads SQLite's PRAGMA data_version on a connection of
+// its own every sqlitePoll: its value moves when another connection (any
+// process) commits, so `flagpole keys revoke` or an import shows at once.
+// The value means something only on the connection that read it: a new
+// connection starts over, and rings both loads, as it cannot tell what
+// changed meanwhile.
+func (l *Loader) pollDataVersion(ctx context.Context, db *DB, w *wakes) {
+	t := time.NewTicker(sqlitePoll)
+	defer t.Stop()
+	var conn *sql.Conn
+	defer func() {
+		if conn != nil {
+			conn.Close()
+		}
+	}()
+	var last int64
+	opened := false
+	for {
+		var err error
+		if conn == nil {
+			if conn, err = db.Conn(ctx); err == nil {
+				err = conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&last)
+				if err == nil {
+					if opened {
+						l.watcher.reconnects.Add(1)
+					}
+					opened = true
+					l.watcher.up.Store(true)
+				}
+				w.wakeAll()
+			}
+		} else {
+			var v int64
+			if err = conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err == nil && v != last {
+				l.watcher.notes.Add(1)
+				last = v
+				w.wakeAll()
+			}
+		}
+		if err != nil && ctx.Err() == nil {
+			l.watcher.up.Store(false)
+			l.logErr(err, "reading the database's change counter failed")
+			if conn != nil {
+				conn.Close()
+				conn = nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
