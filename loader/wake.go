@@ -3,6 +3,7 @@ package loader
 import (
 	"context"
 	"database/sql"
+	"net/url"
 	"sync/atomic"
 	"time"
 
@@ -83,7 +84,7 @@ func (l *Loader) watch(ctx context.Context, db *DB, w *wakes) {
 func (l *Loader) listen(ctx context.Context, db *DB, w *wakes) {
 	timeout := l.opt.ListenTimeout
 	dialer := newPGDialer(timeout)
-	ln := pq.NewDialListener(dialer, db.dsn, 50*time.Millisecond, time.Second, func(ev pq.ListenerEventType, err error) {
+	ln := pq.NewDialListener(dialer, listenerDSN(db.dsn), 50*time.Millisecond, time.Second, func(ev pq.ListenerEventType, err error) {
 		switch ev {
 		case pq.ListenerEventReconnected:
 			l.watcher.up.Store(true)
@@ -142,6 +143,25 @@ func (l *Loader) listen(ctx context.Context, db *DB, w *wakes) {
 			wakeFlags()
 		}
 	}
+}
+
+// ListenerName is the application_name of the listener's connection, so
+// that pg_stat_activity tells it from the loads' (unless the URL names
+// one itself).
+const ListenerName = "flagpole-listener"
+
+// listenerDSN is the database URL with the listener's application_name.
+func listenerDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return dsn
+	}
+	q := u.Query()
+	if q.Get("application_name") == "" {
+		q.Set("application_name", ListenerName)
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }
 
 // pollDataVersion reads SQLite's PRAGMA data_version on a connection of

@@ -1,0 +1,180 @@
+package loader_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/flagpole/flagpole/loader"
+	"github.com/flagpole/flagpole/loader/loadertest"
+	"github.com/flagpole/flagpole/memstore"
+)
+
+// never is a schedule that does not tick within a test: only the
+// database's wake-ups can start a load.
+var never = cron.Every(time.Hour)
+
+// running is a loader running against a small seeded database, counting
+// its loads by job.
+type running struct {
+	db          *loader.DB
+	store       *memstore.Store
+	ld          *loader.Loader
+	mu          sync.Mutex
+	loads       map[string]int
+	ready, done chan struct{}
+}
+
+func runLoader(t *testing.T, d loader.Dialect, listen bool) *running {
+	t.Helper()
+	db, _ := loadertest.Open(t, d)
+	ctx := context.Background()
+	if err := db.Seed(ctx, loader.SeedOptions{Flags: 20, Users: 5, Days: 2, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	r := &running{db: db, store: &memstore.Store{}, loads: map[string]int{}, ready: make(chan struct{}), done: make(chan struct{})}
+	r.ld = loader.New(db, r.store, loader.Options{Listen: listen, Overlap: time.Minute,
+		OnLoad: func(job string, _ time.Duration, _ int, _ error) {
+			r.mu.Lock()
+			r.loads[job]++
+			r.mu.Unlock()
+		}})
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		defer close(r.done)
+		r.ld.Run(ctx, never, never, func() { close(r.ready) })
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-r.done
+	})
+	select {
+	case <-r.ready:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the loader was not ready within 30 s")
+	}
+	return r
+}
+
+func (r *running) count(job string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.loads[job]
+}
+
+// settle waits until no load has started for quiet, and returns the
+// loads of job by then.
+func (r *running) settle(t *testing.T, job string, quiet time.Duration) int {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	n := r.count(job)
+	for time.Now().Before(deadline) {
+		time.Sleep(quiet)
+		m := r.count(job)
+		if m == n {
+			return n
+		}
+		n = m
+	}
+	t.Fatal("the loads did not settle within 30 s")
+	return 0
+}
+
+// waitFor polls ok for up to 10 s: a guard against a hang, not a timing
+// assertion (with hour-long schedules only a wake-up can make ok true).
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 10 s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestBurstCoalesces: 1,000 notifications in a burst start a bounded
+// number of loads (one in flight and one pending at most), not one each;
+// and notifications of keys start key loads, not flag loads.
+func TestBurstCoalesces(t *testing.T) {
+	loadertest.RequirePostgres(t)
+	r := runLoader(t, loader.Postgres, true)
+	waitFor(t, "the listener is up", func() bool { return r.ld.Status().Listening })
+	flags := r.settle(t, "flags", 300*time.Millisecond)
+	keys := r.settle(t, "keys", 300*time.Millisecond)
+
+	// Distinct payloads: PostgreSQL folds identical ones of a transaction.
+	if _, err := r.db.Exec("SELECT pg_notify('flagpole_changes', 'flags ' || g) FROM generate_series(1, 1000) g"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "1,000 notifications arrive", func() bool { return r.ld.Status().Notifications >= 1000 })
+	got := r.settle(t, "flags", 300*time.Millisecond) - flags
+	if got < 1 || got > 3 {
+		t.Errorf("1,000 notifications started %d flag loads, want 1 to 3", got)
+	}
+	if k := r.count("keys") - keys; k != 0 {
+		t.Errorf("flag notifications started %d key loads", k)
+	}
+	if _, err := r.db.Exec("SELECT pg_notify('flagpole_changes', 'keys')"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a key notification starts a key load", func() bool { return r.count("keys") > keys })
+	if f := r.settle(t, "flags", 300*time.Millisecond) - flags; f != got {
+		t.Errorf("a key notification started %d flag loads", f-got)
+	}
+}
+
+// TestWakeOnWrite: with listening on and hour-long schedules, a vote, a
+// revocation and a new key written by another connection show at once, on
+// both databases.
+func TestWakeOnWrite(t *testing.T) {
+	for _, d := range loadertest.Sources(t) {
+		t.Run(string(d), func(t *testing.T) {
+			r := runLoader(t, d, true)
+			ctx := context.Background()
+			_, k, err := r.db.CreateKey(ctx, "live", "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "a new key is loaded", func() bool { return r.store.Keys().Len() == 1 })
+			if err := r.db.RevokeKey(ctx, k.ID); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "a revoked key is dropped", func() bool { return r.store.Keys().Len() == 0 })
+
+			f := r.store.Snapshot().At(0)
+			if _, err := r.db.Exec(r.db.Rebind("INSERT INTO users (id) VALUES (?)"), "u-live"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.db.Exec(r.db.Rebind("INSERT INTO votes (flag_id, user_id, color) VALUES (?, ?, ?)"), f.ID, "u-live", "red"); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "a vote shows", func() bool {
+				g, _, ok := r.store.Snapshot().FlagBySlug(f.Slug)
+				return ok && g.Red == f.Red+1
+			})
+		})
+	}
+}
+
+// TestListenOff: with listening off, nothing but the schedules loads: a
+// vote does not show while they do not tick.
+func TestListenOff(t *testing.T) {
+	r := runLoader(t, loader.SQLite, false)
+	before := r.settle(t, "flags", 300*time.Millisecond)
+	f := r.store.Snapshot().At(0)
+	r.db.MustExec("INSERT INTO users (id) VALUES ('u-off')")
+	r.db.MustExec("INSERT INTO votes (flag_id, user_id, color) VALUES (?, 'u-off', 'red')", f.ID)
+	time.Sleep(500 * time.Millisecond) // five times SQLite's poll
+	if n := r.count("flags"); n != before {
+		t.Errorf("listen off: %d flag loads after a write, want none", n-before)
+	}
+	if r.ld.Status().Listening {
+		t.Error("listen off, yet Status says listening")
+	}
+}
+
+
