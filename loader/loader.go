@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -57,7 +58,8 @@ type Loader struct {
 	statsMu sync.Mutex
 	stats   Status
 
-	watcher watcher // the change feed that wakes the loads
+	watcher watcher     // the change feed that wakes the loads
+	writing atomic.Bool // the last flag load saw a write still open
 }
 
 // Status says how the loads are going, for /readyz and the metrics.
@@ -170,6 +172,7 @@ func (l *Loader) loadFlags(ctx context.Context, withTrends bool) (int, bool, err
 		l.lastFull = now
 	}
 	l.flagWM, l.changes = snap.flagWM, snap.changes
+	l.writing.Store(snap.writing)
 	historyArrived := prev != nil && prev.Trends == nil && snap.Trends != nil
 	l.store.SetSnapshot(snap.Snapshot)
 	if full || historyArrived {
@@ -184,6 +187,7 @@ type built struct {
 	*memstore.Snapshot
 	approvedInDB int
 	flagWM       int64
+	writing      bool // another client held a write open (see pgWriting)
 	changes      changeLog
 	full         bool // every approved flag was read
 }
@@ -195,7 +199,7 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	// open now is counted in it (see pgWatermark), and one that commits
 	// from now on is in the transaction's snapshot, taken later.
 	b := &built{}
-	if err := l.db.QueryRowContext(ctx, l.db.q.watermark).Scan(&b.flagWM); err != nil {
+	if err := l.db.QueryRowContext(ctx, l.db.q.watermark).Scan(&b.flagWM, &b.writing); err != nil {
 		return nil, 0, fmt.Errorf("load: %w", err)
 	}
 	var r reader = l.db
@@ -363,7 +367,7 @@ func (l *Loader) runKeys(ctx context.Context, wake <-chan struct{}, first chan<-
 // runFlags loads the flags without their trend history until it
 // succeeds, closes first, loads the history until that succeeds, then
 // loads what changed on each ring until ctx ends.
-func (l *Loader) runFlags(ctx context.Context, wake <-chan struct{}, first chan<- struct{}) error {
+func (l *Loader) runFlags(ctx context.Context, wake chan struct{}, first chan<- struct{}) error {
 	if err := retry(ctx, wake, func() error { return withTimeout(ctx, 5*time.Minute, l.LoadFlagsOnly) },
 		func(err error, wait time.Duration) { l.logErr(err, "first load failed; retrying", "in", wait) }); err != nil {
 		return err
@@ -379,12 +383,16 @@ func (l *Loader) runFlags(ctx context.Context, wake <-chan struct{}, first chan<
 	st = l.Status()
 	l.opt.Log.Info("trend history loaded", "trend_points", l.store.Snapshot().Trends.Rows(),
 		"trend_bytes", l.store.Snapshot().Trends.Bytes(), "duration_ms", st.LastDuration.Milliseconds())
+	follow := followUp{ring: ring, wake: wake}
 	for {
 		select {
 		case <-ctx.Done():
+			follow.stop()
 			return nil
 		case <-wake:
-			l.logErr(withTimeout(ctx, 5*time.Minute, l.LoadFlags), "flag load failed")
+			err := withTimeout(ctx, 5*time.Minute, l.LoadFlags)
+			l.logErr(err, "flag load failed")
+			follow.after(l.opt.Listen && err == nil && l.writing.Load())
 		}
 	}
 }

@@ -41,6 +41,15 @@ var pgWatermark = "GREATEST(LEAST(now(), COALESCE((SELECT min(xact_start) FROM p
 	"WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' " +
 	"AND backend_xid IS NOT NULL), now())), now() - interval '" + strconv.Itoa(int(maxOpenWrite/time.Second)) + " seconds')"
 
+// pgWriting tells whether another client holds a write open (one that
+// began within maxOpenWrite): a change it makes may commit after this
+// load, which then reads again shortly (see Loader.followUp). A
+// transaction that did not notify, because another was notifying as it
+// committed, is one of these until it commits (migration 00004).
+var pgWriting = "EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() " +
+	"AND backend_type = 'client backend' AND backend_xid IS NOT NULL AND xact_start > now() - interval '" +
+	strconv.Itoa(int(maxOpenWrite/time.Second)) + " seconds')"
+
 // maxOpenWrite bounds how long a write may wait for its commit and still
 // show on the next tick: a write held open longer shows at the next full
 // reload (full_reload, 10 minutes by default).
@@ -126,7 +135,8 @@ func queriesFor(d Dialect) *queries {
 		approvedN:    "SELECT approved FROM flag_totals", // kept by triggers (migration 00003)
 		trendsFrom: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots" + notIndexed + " WHERE day >= " + day +
 			" ORDER BY flag_id, day",
-		watermark: "SELECT " + msExpr(d, map[Dialect]string{Postgres: pgWatermark, SQLite: "'now'"}[d]),
+		watermark: "SELECT " + msExpr(d, map[Dialect]string{Postgres: pgWatermark, SQLite: "'now'"}[d]) +
+			", " + map[Dialect]string{Postgres: pgWriting, SQLite: "0"}[d],
 		changes:   "SELECT id, kind, COALESCE(" + dayTextExpr(d, "day") + ", '') FROM data_changes WHERE id > ? ORDER BY id",
 		trendsDay: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots WHERE day = " + day +
 			" ORDER BY flag_id, day",

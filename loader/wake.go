@@ -58,6 +58,34 @@ func echo(ring func()) func() {
 	}
 }
 
+// followUp rings the flag load again while the database has writes open
+// after a load: a transaction that did not notify (migration 00004) is
+// one of them until it commits. The delay doubles from 20 ms to 1 s while
+// writes stay open, and starts over once a load finds none.
+type followUp struct {
+	ring  func(chan struct{})
+	wake  chan struct{}
+	delay time.Duration
+	timer *time.Timer
+}
+
+// after is told, after each load, whether writes were open.
+func (f *followUp) after(open bool) {
+	if !open {
+		f.delay = 0
+		return
+	}
+	f.delay = min(max(2*f.delay, 20*time.Millisecond), time.Second)
+	f.stop()
+	f.timer = time.AfterFunc(f.delay, func() { f.ring(f.wake) })
+}
+
+func (f *followUp) stop() {
+	if f.timer != nil {
+		f.timer.Stop()
+	}
+}
+
 // watcher tells whether the database's change feed is up.
 type watcher struct {
 	up         atomic.Bool
