@@ -11,10 +11,15 @@ import (
 )
 
 // A key's window is a Redis list of the Unix milliseconds (Redis's clock)
-// of its requests, oldest first: its length is the count, its head the
-// oldest, and requests leave it from the head. A list costs no hashing of
-// members and no conversion of scores from and to floating point, which
-// took most of Redis's time with a sorted set.
+// of its slots, in the order they were granted: its length is the count,
+// and slots leave it from the head. It is not oldest-first once a key
+// leases: a lease's slots are stamped ahead, at the lease's end, so slots
+// a later call appends behind them can carry older stamps. Trimming stops
+// at the first slot still in the window, so such an older slot stays
+// counted until the leased ones before it leave, at most leaseMS longer:
+// the count errs high, never low. A list costs no hashing of members and
+// no conversion of scores from and to floating point, which took most of
+// Redis's time with a sorted set.
 
 // batchScript decides a batch of requests in one call, in order, on
 // Redis's own clock: KEYS[i] is request i's window, ARGV[1] the window in
