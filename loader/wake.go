@@ -39,18 +39,23 @@ func (w *wakes) wakeFlags() { ring(w.flags) }
 func (w *wakes) wakeKeys()  { ring(w.keys) }
 func (w *wakes) wakeAll()   { w.wakeFlags(); w.wakeKeys() }
 
-// replicaEcho is how long after a notification a loader that reads a
-// replica loads again, for a change the replica had not replayed.
-const replicaEcho = time.Second
+// How long after a notification the flag load runs once more: trailing
+// for a vote that committed just after the notifying one, replicaEcho
+// for a loader that reads a replica, which may not have replayed the
+// change yet.
+const (
+	trailing    = 50 * time.Millisecond
+	replicaEcho = time.Second
+)
 
-// echo returns ring, which also rings once more replicaEcho later; at
-// most one such second ring is pending.
-func echo(ring func()) func() {
+// echo returns ring, which also rings once more d later; at most one such
+// second ring is pending.
+func echo(ring func(), d time.Duration) func() {
 	var pending atomic.Bool
 	return func() {
 		ring()
 		if pending.CompareAndSwap(false, true) {
-			time.AfterFunc(replicaEcho, func() {
+			time.AfterFunc(d, func() {
 				pending.Store(false)
 				ring()
 			})
@@ -153,11 +158,15 @@ func (l *Loader) listen(ctx context.Context, db *DB, w *wakes) {
 			}
 		}
 	}()
-	wakeFlags, wakeKeys := w.wakeFlags, w.wakeKeys
+	// A vote that did not notify commits just after the one that did
+	// (migration 00004): the flag load follows each notification once
+	// more a little later, besides while writes stay open (followUp),
+	// which a role without pg_read_all_stats cannot see.
+	wakeFlags, wakeKeys := echo(w.wakeFlags, trailing), w.wakeKeys
 	if db != l.db {
 		// The loads read a replica, which may not have replayed the
 		// change yet: ring again a little later.
-		wakeFlags, wakeKeys = echo(w.wakeFlags), echo(w.wakeKeys)
+		wakeFlags, wakeKeys = echo(wakeFlags, replicaEcho), echo(w.wakeKeys, replicaEcho)
 	}
 	for n := range ln.NotificationChannel() {
 		l.watcher.notes.Add(1)

@@ -2,6 +2,7 @@ package loader_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -178,3 +179,125 @@ func TestListenOff(t *testing.T) {
 }
 
 
+
+// TestConcurrentVotesAllShow: writers that vote at once mostly do not
+// notify (one notifier at a time, migration 00004); once they stop,
+// every vote shows all the same, with hour-long schedules.
+func TestConcurrentVotesAllShow(t *testing.T) {
+	loadertest.RequirePostgres(t)
+	r := runLoader(t, loader.Postgres, true)
+	waitFor(t, "the listener is up", func() bool { return r.ld.Status().Listening })
+	var ids []string
+	if err := r.db.Select(&ids, "SELECT id FROM flags WHERE status = 'APPROVED' ORDER BY id"); err != nil {
+		t.Fatal(err)
+	}
+	const writers, each = 16, 40
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			user := fmt.Sprintf("burst-%d", w)
+			if _, err := r.db.Exec("INSERT INTO users (id) VALUES ($1)", user); err != nil {
+				errs <- err
+				return
+			}
+			for i := 0; i < each; i++ {
+				if _, err := r.db.Exec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, $2, 'green')",
+					ids[i%len(ids)], user); err != nil {
+					if i >= len(ids) {
+						// the user voted on this flag already: change the vote
+						_, err = r.db.Exec("UPDATE votes SET color = CASE color WHEN 'red' THEN 'green' ELSE 'red' END "+
+							"WHERE flag_id = $1 AND user_id = $2", ids[i%len(ids)], user)
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	var want map[string][2]int64 = map[string][2]int64{}
+	rows, err := r.db.Query("SELECT slug, red_count, green_count FROM flags WHERE status = 'APPROVED'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var slug string
+		var red, green int64
+		rows.Scan(&slug, &red, &green)
+		want[slug] = [2]int64{red, green}
+	}
+	rows.Close()
+	waitFor(t, "every vote shows", func() bool {
+		s := r.store.Snapshot()
+		for slug, v := range want {
+			f, _, ok := s.FlagBySlug(slug)
+			if !ok || f.Red != v[0] || f.Green != v[1] {
+				return false
+			}
+		}
+		return true
+	})
+	if n := r.ld.Status().Notifications; n >= writers*each {
+		t.Logf("%d notifications for %d votes: nothing was coalesced", n, writers*each)
+	}
+}
+
+// TestFollowUpWhileWritesOpen: a vote whose transaction commits while
+// another transaction holds the notifiers' lock sends no notification
+// (migration 00004). The load woken before it committed saw a write open,
+// so the loader reads again until the vote shows, with hour-long
+// schedules and no further notification.
+func TestFollowUpWhileWritesOpen(t *testing.T) {
+	loadertest.RequirePostgres(t)
+	r := runLoader(t, loader.Postgres, true)
+	waitFor(t, "the listener is up", func() bool { return r.ld.Status().Listening })
+	ctx := context.Background()
+	f := r.store.Snapshot().At(0)
+	r.db.MustExec("INSERT INTO users (id) VALUES ('late-voter')")
+
+	// The holder: the notifiers' lock and a write of its own, open
+	// throughout.
+	holder, err := r.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback()
+	if _, err := holder.Exec("SELECT pg_advisory_xact_lock(7046029254386353131)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.Exec("INSERT INTO users (id) VALUES ('holder')"); err != nil {
+		t.Fatal(err)
+	}
+	vote, err := r.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vote.Rollback()
+	if _, err := vote.Exec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, 'late-voter', 'red')", f.ID); err != nil {
+		t.Fatal(err)
+	}
+	before := r.count("flags")
+	notes := r.ld.Status().Notifications
+	r.db.MustExec("SELECT pg_notify('flagpole_changes', 'flags')")
+	waitFor(t, "the woken load", func() bool { return r.count("flags") > before })
+	time.Sleep(200 * time.Millisecond)
+	if err := vote.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the vote that did not notify shows", func() bool {
+		g, _, ok := r.store.Snapshot().FlagBySlug(f.Slug)
+		return ok && g.Red == f.Red+1
+	})
+	if n := r.ld.Status().Notifications; n != notes+1 {
+		t.Errorf("%d notifications, want only the test's own: the vote notified, the test tests nothing", n-notes)
+	}
+}
