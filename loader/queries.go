@@ -137,7 +137,7 @@ func queriesFor(d Dialect) *queries {
 			" ORDER BY flag_id, day",
 		watermark: "SELECT " + msExpr(d, map[Dialect]string{Postgres: pgWatermark, SQLite: "'now'"}[d]) +
 			", " + map[Dialect]string{Postgres: pgWriting, SQLite: "0"}[d],
-		changes:   "SELECT id, kind, COALESCE(" + dayTextExpr(d, "day") + ", '') FROM data_changes WHERE id > ? ORDER BY id",
+		changes: "SELECT id, kind, COALESCE(" + dayTextExpr(d, "day") + ", '') FROM data_changes WHERE id > ? ORDER BY id",
 		trendsDay: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots WHERE day = " + day +
 			" ORDER BY flag_id, day",
 		users: "SELECT count(*) FROM users",

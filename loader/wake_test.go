@@ -178,8 +178,6 @@ func TestListenOff(t *testing.T) {
 	}
 }
 
-
-
 // TestConcurrentVotesAllShow: writers that vote at once mostly do not
 // notify (one notifier at a time, migration 00004); once they stop,
 // every vote shows all the same, with hour-long schedules.
