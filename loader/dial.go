@@ -30,6 +30,9 @@ var errAborted = errors.New("the database connection was closed: shutting down")
 type pgDialer struct {
 	timeout time.Duration
 	net     net.Dialer
+	// quietReads lifts the deadline of reads: for the listener's
+	// connection, silent by nature, whose pings find a stall instead.
+	quietReads bool
 
 	mu      sync.Mutex
 	conns   map[*deadlineConn]struct{}
@@ -98,6 +101,16 @@ func (d *pgDialer) abort() {
 	}
 }
 
+// drop closes every open connection, so that calls blocked on them fail
+// and their owners dial again.
+func (d *pgDialer) drop() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for c := range d.conns {
+		c.Conn.Close()
+	}
+}
+
 // deadlineConn sets a fresh deadline before each Read and Write. Its
 // errors stay *net.OpError, which lib/pq takes as a broken connection: it
 // marks it bad and database/sql discards it instead of pooling it.
@@ -108,8 +121,10 @@ type deadlineConn struct {
 }
 
 func (c *deadlineConn) Read(b []byte) (int, error) {
-	if err := c.Conn.SetReadDeadline(time.Now().Add(c.d.timeout)); err != nil {
-		return 0, err
+	if !c.d.quietReads {
+		if err := c.Conn.SetReadDeadline(time.Now().Add(c.d.timeout)); err != nil {
+			return 0, err
+		}
 	}
 	n, err := c.Conn.Read(b)
 	c.count(err)

@@ -111,12 +111,15 @@ func (l *Loader) watch(ctx context.Context, db *DB, w *wakes) {
 // listen holds one LISTEN connection (lib/pq's Listener, which reconnects
 // by itself) and rings the loads on each notification. A connection that
 // comes back rings both loads, as notifications sent while it was away are
-// lost. A ping every third of the listener's timeout keeps an idle
-// connection's socket reading, so a stalled one fails within the timeout
-// and is replaced.
+// lost. The connection is silent while nothing changes, so its reads have
+// no deadline; instead, when no notification has come for three listener
+// timeouts, a ping must be answered within one, or the connection is
+// dropped and dialled again: a stall (a partition, a frozen server) is
+// found within four timeouts, at the cost of one statement every three.
 func (l *Loader) listen(ctx context.Context, db *DB, w *wakes) {
 	timeout := l.opt.ListenTimeout
 	dialer := newPGDialer(timeout)
+	dialer.quietReads = true
 	ln := pq.NewDialListener(dialer, listenerDSN(db.dsn), 50*time.Millisecond, time.Second, func(ev pq.ListenerEventType, err error) {
 		switch ev {
 		case pq.ListenerEventReconnected:
@@ -146,22 +149,8 @@ func (l *Loader) listen(ctx context.Context, db *DB, w *wakes) {
 		l.watcher.up.Store(true)
 		w.wakeAll() // what changed before LISTEN took effect
 	}()
-	go func() {
-		t := time.NewTicker(timeout / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				ln.Ping() // an error is the listener's to handle: it reconnects
-			}
-		}
-	}()
-	// A vote that did not notify commits just after the one that did
-	// (migration 00004): the flag load follows each notification once
-	// more a little later, besides while writes stay open (followUp),
-	// which a role without pg_read_all_stats cannot see.
+	var heard atomic.Int64 // notifications, for the pinger
+	go l.ping(ctx, ln, dialer, &heard)
 	wakeFlags, wakeKeys := echo(w.wakeFlags, trailing), w.wakeKeys
 	if db != l.db {
 		// The loads read a replica, which may not have replayed the
@@ -170,6 +159,7 @@ func (l *Loader) listen(ctx context.Context, db *DB, w *wakes) {
 	}
 	for n := range ln.NotificationChannel() {
 		l.watcher.notes.Add(1)
+		heard.Add(1)
 		switch {
 		case n == nil: // reconnected: what was sent meanwhile is lost
 			wakeFlags()
@@ -178,6 +168,38 @@ func (l *Loader) listen(ctx context.Context, db *DB, w *wakes) {
 			wakeKeys()
 		default:
 			wakeFlags()
+		}
+	}
+}
+
+// ping checks the listener's connection when it has been quiet for three
+// timeouts: a ping unanswered within one drops the connection, which the
+// listener then dials again (and rings both loads).
+func (l *Loader) ping(ctx context.Context, ln *pq.Listener, dialer *pgDialer, heard *atomic.Int64) {
+	timeout := l.opt.ListenTimeout
+	t := time.NewTicker(3 * timeout)
+	defer t.Stop()
+	last := heard.Load()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if n := heard.Load(); n != last {
+			last = n // notifications came: the connection reads
+			continue
+		}
+		done := make(chan error, 1)
+		go func() { done <- ln.Ping() }()
+		select {
+		case <-ctx.Done():
+			return
+		case <-done: // answered, or no connection: the listener is dialling
+		case <-time.After(timeout):
+			l.opt.Log.Warn("change listener did not answer a ping; reconnecting", "timeout", timeout.String())
+			l.watcher.up.Store(false)
+			dialer.drop()
 		}
 	}
 }

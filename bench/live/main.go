@@ -1,0 +1,482 @@
+// Command live measures how fast a change in PostgreSQL reaches the API
+// of several instances that listen for it, what an idle instance costs
+// the database, and (with -streams) what open live streams cost one
+// instance. It writes votes only through the contract's statements and
+// reads only over HTTP.
+//
+//	go build -o /tmp/flagpole ./cmd/flagpole
+//	go run ./bench/live -bin /tmp/flagpole -db postgres://.../seeded?sslmode=disable \
+//	    [-instances 3] [-rate 200] [-duration 30s] [-samples 200] [-revokes 30] \
+//	    [-idle 60s] [-streams 10000]
+//
+// -db names a database seeded beforehand (flagpole seed --flags 100000);
+// the command works on a copy of it (CREATE DATABASE ... TEMPLATE) and
+// drops the copy at the end. It prints one JSON object per measure.
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	_ "github.com/lib/pq"
+)
+
+type opts struct {
+	bin, db            string
+	instances          int
+	rate               int
+	duration, idle     time.Duration
+	samples, revokes   int
+	streams            int
+	streamPort, stride int
+}
+
+func main() {
+	var o opts
+	flag.StringVar(&o.bin, "bin", "/tmp/flagpole", "the flagpole binary")
+	flag.StringVar(&o.db, "db", "", "a seeded PostgreSQL database (copied, never written)")
+	flag.IntVar(&o.instances, "instances", 3, "serve instances")
+	flag.IntVar(&o.rate, "rate", 200, "background votes a second")
+	flag.DurationVar(&o.duration, "duration", 30*time.Second, "how long the votes are timed")
+	flag.IntVar(&o.samples, "samples", 200, "votes timed to visible on every instance")
+	flag.IntVar(&o.revokes, "revokes", 30, "revocations timed to 401 on every instance")
+	flag.DurationVar(&o.idle, "idle", 60*time.Second, "how long idle instances are watched (push on, then polling)")
+	flag.IntVar(&o.streams, "streams", 0, "live streams opened on the first instance (0: none)")
+	flag.Parse()
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "live:", err)
+		os.Exit(1)
+	}
+}
+
+func emit(v any) {
+	b, _ := json.Marshal(v)
+	fmt.Println(string(b))
+}
+
+func run(o opts) error {
+	if o.db == "" {
+		return errors.New("-db is required")
+	}
+	dbURL, drop, err := copyDB(o.db)
+	if err != nil {
+		return err
+	}
+	defer drop()
+	db, err := sql.Open("postgres", dbURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(32)
+	key, err := cli(o.bin, "keys", "create", "--db", dbURL, "--name", "bench-live", "--limit", "100000000")
+	if err != nil {
+		return err
+	}
+	key = strings.TrimSpace(key)
+	var streamArgs []string
+	if o.streams > 0 {
+		streamArgs = []string{"--max-streams-per-key", "100000", "--max-conns", strconv.Itoa(o.streams + 1000)}
+	}
+	insts, err := startAll(o, dbURL, streamArgs)
+	if err != nil {
+		return err
+	}
+	var ids, slugs []string
+	rows, err := db.Query("SELECT id, slug FROM flags WHERE status = 'APPROVED'")
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id, slug string
+		rows.Scan(&id, &slug)
+		ids, slugs = append(ids, id), append(slugs, slug)
+	}
+	rows.Close()
+	emit(map[string]any{"flags": len(ids), "instances": o.instances, "rate": o.rate})
+
+	ctx, stopWriter := context.WithCancel(context.Background())
+	var written atomic.Int64
+	go background(ctx, db, ids, o.rate, &written)
+	if o.streams > 0 {
+		if err := measureStreams(o, db, insts[0], key, ids, slugs); err != nil {
+			stopWriter()
+			return err
+		}
+	}
+	if err := measureVisible(o, db, insts, key, ids, slugs); err != nil {
+		stopWriter()
+		return err
+	}
+	if err := measureRevoke(o, db, insts); err != nil {
+		stopWriter()
+		return err
+	}
+	stopWriter()
+	emit(map[string]any{"backgroundVotes": written.Load()})
+
+	push, err := idleCost(db, insts, o.idle)
+	if err != nil {
+		return err
+	}
+	stopAll(insts)
+	insts, err = startAll(o, dbURL, []string{"--listen=false"})
+	if err != nil {
+		return err
+	}
+	poll, err := idleCost(db, insts, o.idle)
+	stopAll(insts)
+	if err != nil {
+		return err
+	}
+	emit(map[string]any{"idle": true, "pushXactsPerMinutePerInstance": push, "pollingXactsPerMinutePerInstance": poll,
+		"pushOverPolling": push / poll})
+	return nil
+}
+
+// instance is one running `flagpole serve`.
+type instance struct {
+	cmd         *exec.Cmd
+	base, admin string
+}
+
+func startAll(o opts, dbURL string, extra []string) ([]*instance, error) {
+	var out []*instance
+	for i := 0; i < o.instances; i++ {
+		in, err := start(o.bin, dbURL, extra)
+		if err != nil {
+			stopAll(out)
+			return nil, err
+		}
+		out = append(out, in)
+	}
+	for _, in := range out {
+		if err := waitHistory(in); err != nil {
+			stopAll(out)
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+var addrRe = regexp.MustCompile(`"msg":"listening".*?"addr":"([^"]+)".*?"admin_addr":"([^"]+)"`)
+
+func start(bin, dbURL string, extra []string) (*instance, error) {
+	args := append([]string{"serve", "--db", dbURL, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0",
+		"--access-log=false", "--snapshot-daily=false", "--log-format", "json", "--max-conns-per-ip", "0",
+		"--cache-mb", "64"}, extra...)
+	cmd := exec.Command(bin, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	found := make(chan []string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		sent := false
+		for sc.Scan() {
+			if m := addrRe.FindStringSubmatch(sc.Text()); m != nil && !sent {
+				found <- m
+				sent = true
+			}
+			if os.Getenv("LIVE_LOG") != "" {
+				fmt.Fprintln(os.Stderr, sc.Text())
+			}
+		}
+	}()
+	select {
+	case m := <-found:
+		return &instance{cmd: cmd, base: "http://" + m[1], admin: "http://" + m[2]}, nil
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		return nil, errors.New("serve printed no address within 60 s")
+	}
+}
+
+func stopAll(insts []*instance) {
+	for _, in := range insts {
+		in.cmd.Process.Signal(os.Interrupt)
+	}
+	for _, in := range insts {
+		in.cmd.Wait()
+	}
+}
+
+// waitHistory waits until the instance is ready and its trend history is
+// loaded (the admin /readyz says so).
+func waitHistory(in *instance) error {
+	deadline := time.Now().Add(5 * time.Minute)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(in.admin + "/readyz")
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 && strings.Contains(string(b), `"trendsLoaded":true`) {
+				return nil
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return errors.New("an instance was not ready with its trend history within 5 minutes")
+}
+
+var client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+
+// redOf is the red count an instance serves for slug.
+func redOf(base, key, slug string) (int64, int, error) {
+	req, _ := http.NewRequest("GET", base+"/api/public/flag/"+url.PathEscape(slug), nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer resp.Body.Close()
+	var f struct{ Votes struct{ Red int64 } }
+	if resp.StatusCode != 200 {
+		io.Copy(io.Discard, resp.Body)
+		return 0, resp.StatusCode, nil
+	}
+	err = json.NewDecoder(resp.Body).Decode(&f)
+	return f.Votes.Red, 200, err
+}
+
+var userSeq atomic.Int64
+
+// vote writes one vote of a new user through the contract's statements
+// and returns the flag's red count right after its commit.
+func vote(db *sql.DB, id, color string) (int64, error) {
+	user := fmt.Sprintf("live-%d-%d", time.Now().UnixNano(), userSeq.Add(1))
+	if _, err := db.Exec("INSERT INTO users (id) VALUES ($1)", user); err != nil {
+		return 0, err
+	}
+	if _, err := db.Exec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, $2, $3)", id, user, color); err != nil {
+		return 0, err
+	}
+	var red int64
+	err := db.QueryRow("SELECT red_count FROM flags WHERE id = $1", id).Scan(&red)
+	return red, err
+}
+
+func pick(n int) int {
+	v, _ := rand.Int(rand.Reader, big.NewInt(int64(n)))
+	return int(v.Int64())
+}
+
+// background votes green at rate a second on random flags until ctx ends.
+func background(ctx context.Context, db *sql.DB, ids []string, rate int, n *atomic.Int64) {
+	t := time.NewTicker(time.Second / time.Duration(rate))
+	defer t.Stop()
+	sem := make(chan struct{}, 16)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		select {
+		case sem <- struct{}{}:
+			go func() {
+				defer func() { <-sem }()
+				if _, err := vote(db, ids[pick(len(ids))], "green"); err == nil {
+					n.Add(1)
+				}
+			}()
+		default: // the database is behind: skip rather than queue
+		}
+	}
+}
+
+func pct(d []time.Duration, p float64) float64 {
+	if len(d) == 0 {
+		return 0
+	}
+	slices.Sort(d)
+	i := min(len(d)-1, int(float64(len(d))*p/100))
+	return float64(d[i].Microseconds()) / 1000
+}
+
+// measureVisible times votes from their commit to the moment every
+// instance serves them, polling each every 2 ms.
+func measureVisible(o opts, db *sql.DB, insts []*instance, key string, ids, slugs []string) error {
+	var delays []time.Duration
+	var mu sync.Mutex
+	every := o.duration / time.Duration(o.samples)
+	for s := 0; s < o.samples; s++ {
+		i := pick(len(ids))
+		red, err := vote(db, ids[i], "red")
+		if err != nil {
+			return err
+		}
+		committed := time.Now()
+		var wg sync.WaitGroup
+		for _, in := range insts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for time.Since(committed) < 30*time.Second {
+					got, _, err := redOf(in.base, key, slugs[i])
+					if err == nil && got >= red {
+						mu.Lock()
+						delays = append(delays, time.Since(committed))
+						mu.Unlock()
+						return
+					}
+					time.Sleep(2 * time.Millisecond)
+				}
+			}()
+		}
+		wg.Wait()
+		time.Sleep(every)
+	}
+	emit(map[string]any{"visible": true, "samples": len(delays), "p50ms": pct(delays, 50), "p99ms": pct(delays, 99),
+		"maxms": pct(delays, 100)})
+	return nil
+}
+
+// measureRevoke times revocations from their commit to a 401 on every
+// instance.
+func measureRevoke(o opts, db *sql.DB, insts []*instance) error {
+	var delays []time.Duration
+	var mu sync.Mutex
+	for r := 0; r < o.revokes; r++ {
+		secret, id, err := insertKey(db)
+		if err != nil {
+			return err
+		}
+		for _, in := range insts { // wait until every instance knows it
+			for {
+				if _, st, _ := redOf(in.base, secret, "-"); st == 404 {
+					break
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		if _, err := db.Exec("UPDATE api_keys SET revoked_at = now() WHERE id = $1", id); err != nil {
+			return err
+		}
+		committed := time.Now()
+		var wg sync.WaitGroup
+		for _, in := range insts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for time.Since(committed) < 30*time.Second {
+					if _, st, _ := redOf(in.base, secret, "-"); st == 401 {
+						mu.Lock()
+						delays = append(delays, time.Since(committed))
+						mu.Unlock()
+						return
+					}
+					time.Sleep(2 * time.Millisecond)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	emit(map[string]any{"revocation": true, "samples": len(delays), "p50ms": pct(delays, 50), "p99ms": pct(delays, 99),
+		"maxms": pct(delays, 100)})
+	return nil
+}
+
+// insertKey stores a new key as `keys create` does and returns it.
+func insertKey(db *sql.DB) (secret, id string, err error) {
+	var b [16]byte
+	rand.Read(b[:])
+	secret = "grf_" + hex.EncodeToString(b[:])
+	id = "key_bench_" + hex.EncodeToString(b[:6])
+	_, err = db.Exec("INSERT INTO api_keys (id, name, key_hash, prefix, rate_limit) VALUES ($1, 'bench', $2, $3, 100000000)",
+		id, hashHex(secret), secret[:8])
+	return secret, id, err
+}
+
+// idleCost is the database transactions a minute per idle instance over
+// d: no writes, no requests.
+func idleCost(db *sql.DB, insts []*instance, d time.Duration) (float64, error) {
+	time.Sleep(3 * time.Second) // let the last loads finish
+	read := func() (int64, error) {
+		var n int64
+		// The statistics of a backend reach the view within a second.
+		time.Sleep(1500 * time.Millisecond)
+		err := db.QueryRow("SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()").Scan(&n)
+		return n, err
+	}
+	a, err := read()
+	if err != nil {
+		return 0, err
+	}
+	time.Sleep(d)
+	b, err := read()
+	if err != nil {
+		return 0, err
+	}
+	// Less the two reads of this function and the one between them.
+	return float64(b-a-2) / d.Minutes() / float64(len(insts)), nil
+}
+
+func cli(bin string, args ...string) (string, error) {
+	out, err := exec.Command(bin, args...).Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return "", fmt.Errorf("flagpole %s: %v: %s", args[0], err, ee.Stderr)
+		}
+		return "", err
+	}
+	return string(out), nil
+}
+
+// copyDB makes a copy of the seeded database beside it.
+func copyDB(src string) (string, func(), error) {
+	u, err := url.Parse(src)
+	if err != nil {
+		return "", nil, err
+	}
+	tpl := strings.TrimPrefix(u.Path, "/")
+	admin, err := sql.Open("postgres", src)
+	if err != nil {
+		return "", nil, err
+	}
+	admin.Close()
+	u2 := *u
+	u2.Path = "/postgres"
+	admin, err = sql.Open("postgres", u2.String())
+	if err != nil {
+		return "", nil, err
+	}
+	var b [4]byte
+	rand.Read(b[:])
+	name := "flagpole_live_" + hex.EncodeToString(b[:])
+	if _, err := admin.Exec("CREATE DATABASE " + name + " TEMPLATE " + tpl); err != nil {
+		admin.Close()
+		return "", nil, err
+	}
+	u.Path = "/" + name
+	return u.String(), func() {
+		admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+		admin.Close()
+	}, nil
+}
