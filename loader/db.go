@@ -35,6 +35,10 @@ type DB struct {
 	Path string
 	q    *queries
 	dsn  string // PostgreSQL: the data source, for the listener's own connection
+	// reads is SQLite's pool for reads that must agree: its transactions
+	// are deferred, so they read one snapshot of the file without taking
+	// the write lock (the main pool's begin IMMEDIATE, for writers).
+	reads *sqlx.DB
 
 	timeout time.Duration
 	dialer  *pgDialer // PostgreSQL only
@@ -115,6 +119,10 @@ func Open(ctx context.Context, raw string, opts ...Option) (*DB, error) {
 		db.DB, err = sqlx.Open("sqlite", dsn)
 		if err == nil {
 			db.DB.SetMaxOpenConns(4)
+			db.reads, err = sqlx.Open("sqlite", strings.Replace(dsn, "_txlock=immediate", "_txlock=deferred", 1))
+		}
+		if err == nil {
+			db.reads.SetMaxOpenConns(2)
 		}
 	case Postgres:
 		// lib/pq reads PGPASSWORD, PGPASSFILE (~/.pgpass) and the other
@@ -150,7 +158,43 @@ func (db *DB) Close() error {
 	if db.stop != nil {
 		db.stop()
 	}
+	if db.reads != nil {
+		db.reads.Close()
+	}
 	return db.DB.Close()
+}
+
+// sameSnapshot returns a transaction that reads what tx reads: tx itself
+// on SQLite, where one connection holds several results open; on
+// PostgreSQL a second read transaction on tx's exported snapshot.
+func (db *DB) sameSnapshot(ctx context.Context, tx *sql.Tx) (*sql.Tx, error) {
+	if db.Dialect != Postgres {
+		return tx, nil
+	}
+	var id string
+	if err := tx.QueryRowContext(ctx, "SELECT pg_export_snapshot()").Scan(&id); err != nil {
+		return nil, err
+	}
+	tx2, err := db.BeginRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx2.ExecContext(ctx, "SET TRANSACTION SNAPSHOT "+pq.QuoteLiteral(id)); err != nil {
+		tx2.Rollback()
+		return nil, err
+	}
+	return tx2, nil
+}
+
+// BeginRead starts a transaction whose reads all see one snapshot of the
+// data, without blocking writers: repeatable read and read-only on
+// PostgreSQL, a deferred transaction on SQLite (WAL), which takes no
+// write lock. The caller rolls it back when done.
+func (db *DB) BeginRead(ctx context.Context) (*sql.Tx, error) {
+	if db.reads != nil {
+		return db.reads.BeginTx(ctx, nil)
+	}
+	return db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 }
 
 // Explain says, of an error that a deadline caused, which setting bounded

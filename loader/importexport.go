@@ -117,18 +117,33 @@ func (db *DB) importLines(ctx context.Context, r io.Reader, progress func(lines 
 // progress, when not nil, is told the flags written so far and the number
 // of flags counted before the export began.
 func (db *DB) Export(ctx context.Context, w io.Writer, progress func(done, total int)) (int, error) {
+	// One snapshot of the data for the count and both queries: a write
+	// in between cannot pair flags with another moment's trend rows.
+	tx, err := db.BeginRead(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("export: %w", err)
+	}
+	defer tx.Rollback()
+	// The trend rows stream beside the flags: on PostgreSQL from a second
+	// transaction (a connection reads one result at a time) on the same
+	// snapshot.
+	tx2, err := db.sameSnapshot(ctx, tx)
+	if err != nil {
+		return 0, fmt.Errorf("export: %w", err)
+	}
+	defer tx2.Rollback()
 	total := 0
 	if progress != nil {
-		if err := db.GetContext(ctx, &total, "SELECT count(*) FROM flags"); err != nil {
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM flags").Scan(&total); err != nil {
 			return 0, fmt.Errorf("export: %w", err)
 		}
 	}
-	rows, err := db.QueryContext(ctx, db.q.allFlags)
+	rows, err := tx.QueryContext(ctx, db.q.allFlags)
 	if err != nil {
 		return 0, fmt.Errorf("export: %w", err)
 	}
 	defer rows.Close()
-	snaps, err := db.QueryContext(ctx, "SELECT flag_id, "+dayExpr(db.Dialect, "day")+", red, green FROM flag_snapshots ORDER BY flag_id"+
+	snaps, err := tx2.QueryContext(ctx, "SELECT flag_id, "+dayExpr(db.Dialect, "day")+", red, green FROM flag_snapshots ORDER BY flag_id"+
 		byteOrder(db.Dialect)+", day")
 	if err != nil {
 		return 0, fmt.Errorf("export: %w", err)

@@ -2,7 +2,6 @@ package loader
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -183,6 +182,10 @@ func (l *Loader) loadFlags(ctx context.Context, withTrends bool) (int, bool, err
 	return rows, full, nil
 }
 
+// testHookAfterFlags, when set by a test, runs between a load's read of
+// the flags and its count of them.
+var testHookAfterFlags func()
+
 type built struct {
 	*memstore.Snapshot
 	approvedInDB int
@@ -192,8 +195,8 @@ type built struct {
 	full         bool // every approved flag was read
 }
 
-// read runs one load's queries, in one read-only transaction on
-// PostgreSQL so that flags, trends and aggregates agree.
+// read runs one load's queries in one read transaction (DB.BeginRead),
+// so that flags, trends and aggregates agree.
 func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTrends bool, now time.Time) (*built, int, error) {
 	// The watermark first, outside the load's transaction: a write still
 	// open now is counted in it (see pgWatermark), and one that commits
@@ -202,15 +205,12 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	if err := l.db.QueryRowContext(ctx, l.db.q.watermark).Scan(&b.flagWM, &b.writing); err != nil {
 		return nil, 0, fmt.Errorf("load: %w", err)
 	}
-	var r reader = l.db
-	if l.db.Dialect == Postgres {
-		tx, err := l.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
-		if err != nil {
-			return nil, 0, fmt.Errorf("load: %w", err)
-		}
-		defer tx.Rollback()
-		r = tx
+	tx, err := l.db.BeginRead(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("load: %w", err)
 	}
+	defer tx.Rollback()
+	var r reader = tx
 	news, log, err := l.db.readChanges(ctx, r, l.changes)
 	if err != nil {
 		return nil, 0, fmt.Errorf("load changes: %w", err)
@@ -234,6 +234,9 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("load flags: %w", err)
+	}
+	if testHookAfterFlags != nil {
+		testHookAfterFlags()
 	}
 	if err := r.QueryRowContext(ctx, l.db.q.approvedN).Scan(&b.approvedInDB); err != nil {
 		return nil, 0, fmt.Errorf("count flags: %w", err)
