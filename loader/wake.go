@@ -197,7 +197,7 @@ func (l *Loader) ping(ctx context.Context, ln *pq.Listener, dialer *pgDialer, he
 			return
 		case <-done: // answered, or no connection: the listener is dialling
 		case <-time.After(timeout):
-			l.opt.Log.Warn("change listener did not answer a ping; reconnecting", "timeout", timeout.String())
+			l.opt.Log.Warn("change listener did not answer a ping; reconnecting", "timeout_ms", timeout.Milliseconds())
 			l.watcher.up.Store(false)
 			dialer.drop()
 		}
