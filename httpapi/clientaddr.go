@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"github.com/flagpole/flagpole/httpapi/addrgroup"
 )
 
 // ParseTrustedProxies reads the trusted_proxies setting: CIDRs or single
@@ -91,12 +93,7 @@ func parseHop(s string) (netip.Addr, bool) {
 	return netip.Addr{}, false
 }
 
-// limitAddr is the address a client is limited by: an IPv4 address, or
-// the /64 of an IPv6 address (one host usually holds a whole /64).
-func limitAddr(addr netip.Addr) netip.Addr {
-	if addr.Is6() {
-		p, _ := addr.Prefix(64)
-		return p.Addr()
-	}
-	return addr
-}
+// limitAddr is the address a client is limited by: its address group,
+// an IPv4 address or the /64 of an IPv6 address (one host usually holds a
+// whole /64), the same group max_conns_per_ip counts connections by.
+func limitAddr(addr netip.Addr) netip.Addr { return addrgroup.Of(addr) }

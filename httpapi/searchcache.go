@@ -29,7 +29,7 @@ func newSearches(maxBytes int64, reg prometheus.Registerer) (*searches, error) {
 			Name: "flagpole_search_runs_total", Help: "Searches run against the index (not answered from a cache).",
 		}),
 		work: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "flagpole_search_work_total", Help: "Work units of the searches run: postings read, words compared, matches ranked.",
+			Name: "flagpole_search_work_total", Help: "Work units of the searches run: postings read, words compared, trie nodes visited, matches filtered and ranked.",
 		}),
 		tooBr: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "flagpole_search_refused_total", Help: "Searches refused with 400 because their work would pass the bound.",

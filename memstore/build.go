@@ -36,8 +36,9 @@ const arenaMin = 1024
 // is one route: the flags ch removes or replaces are taken out of prev's
 // orders, counts and lookups, and the new ones merged in; a first build is
 // the same from an empty snapshot. Flags whose data did not change are
-// shared with prev. Two flags with one slug are refused with an error,
-// which leaves prev as it was.
+// shared with prev, except in a build that renews the lexicon (see
+// compactLexicon), which copies them. Two flags with one slug are refused
+// with an error, which leaves prev as it was.
 func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 	if prev == nil {
 		prev = empty()
@@ -58,6 +59,7 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 	s.buildCounts(prev, d, ch.Aggregates)
 	s.search = prev.search
 	if s.search == nil || d.moved || textChanged(prev, s, d) {
+		s.compactLexicon()
 		s.search = buildSearch(s.flags, s.lexicon)
 	}
 	return s, nil

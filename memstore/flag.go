@@ -46,8 +46,10 @@ type Flag struct {
 	stemEnd [NumLangs]uint16
 }
 
-// lexicon numbers every folded word the snapshots of one loader have seen.
-// Only Build writes it (one at a time); requests never read it.
+// lexicon numbers the folded words the snapshots of one loader have
+// seen, from one snapshot to the next, until a build replaces it with one
+// of the words in use (see compactLexicon). Only Build writes it (one at a
+// time); requests never read it.
 type lexicon struct {
 	ids   map[string]uint32
 	words []string

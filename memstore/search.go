@@ -129,20 +129,25 @@ func (o *FindOptions) searches(l int) bool { return !o.HasLang || Lang(l) == o.L
 type SearchResult struct {
 	Hits  []SearchHit
 	Total int
-	// Work counts the postings read, the candidate words compared, the
-	// trie nodes the typo search visited and the matches ranked: the cost
-	// SearchBudget bounds.
+	// Work counts the postings read, the candidate words compared and the
+	// trie nodes the typo search visited (the cost SearchBudget bounds),
+	// then the matches filtered and ranked (one unit each).
 	Work int
 	// stemmed and typos have bit i set when the query's word i was also
 	// matched by its stems, and with typos (see forgive).
 	stemmed, typos uint16
 }
 
-// SearchBudget is the most work one query may take over n flags: half as
-// many units (postings read, words compared, trie nodes visited, matches
-// ranked) as there are flags, and at least 20,000. An ordinary query
-// takes a few percent of it; one that would need more is refused before
-// it starts the step that would pass it, so no query does more.
+// SearchBudget is the most work one query may take over n flags to find
+// its matches: half as many units (postings read, words compared, trie
+// nodes visited) as there are flags, and at least 20,000. An ordinary
+// query takes a few percent of it; one that would need more is refused
+// before it starts the step that would pass it. What follows is not
+// bounded by it, only by the number m of flags that matched (at most n):
+// the filters (m units, counted in Work), the ranking (m units, counted)
+// and, for a page past the first MaxSearchLimit hits, a sort of every
+// match (m log m comparisons, not counted). So a query's Work is at most
+// the budget plus 2m.
 func SearchBudget(n int) int { return max(n/2, 20_000) }
 
 // Search is Find for a query string, with no error: a query the rules

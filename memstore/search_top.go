@@ -59,17 +59,17 @@ func (s *Snapshot) top(sc *searchScratch, alive []int32, limit int) ([]SearchHit
 		sc.tieGen = s.Gen
 	}
 	table := sc.tieGen == s.Gen && len(sc.tiePos) == len(s.flags)
-	tie := func(f int32) int64 {
+	tie := func(f int32) tieKey {
 		if table {
-			return int64(sc.tiePos[f])
+			return tieKey{int64(sc.tiePos[f]), 0}
 		}
-		return -s.flags[f].Total()<<32 | int64(f)
+		return tieKey{-s.flags[f].Total(), f}
 	}
 	if limit > MaxSearchLimit {
 		return s.topSorted(sc, alive, limit, tie)
 	}
 	top := make([]cand, 0, min(limit, len(alive)))
-	ties := make([]int64, 0, cap(top))
+	ties := make([]tieKey, 0, cap(top))
 	for _, f := range alive {
 		st := &sc.st[f]
 		n := len(top)
@@ -83,15 +83,15 @@ func (s *Snapshot) top(sc *searchScratch, alive []int32, limit int) ([]SearchHit
 			continue
 		}
 		t := tie(f)
-		if n == limit && rank == top[n-1].rank && t > ties[n-1] {
+		if n == limit && rank == top[n-1].rank && t.after(ties[n-1]) {
 			continue
 		}
 		i := n
-		for i > 0 && (rank > top[i-1].rank || rank == top[i-1].rank && t < ties[i-1]) {
+		for i > 0 && (rank > top[i-1].rank || rank == top[i-1].rank && ties[i-1].after(t)) {
 			i--
 		}
 		if n < limit {
-			top, ties = append(top, cand{}), append(ties, 0)
+			top, ties = append(top, cand{}), append(ties, tieKey{})
 		}
 		copy(top[i+1:], top[i:len(top)-1])
 		copy(ties[i+1:], ties[i:len(ties)-1])
@@ -100,13 +100,33 @@ func (s *Snapshot) top(sc *searchScratch, alive []int32, limit int) ([]SearchHit
 	return s.hitsOf(len(top), func(i int) (float64, int32) { return top[i].rank, top[i].f })
 }
 
+// tieKey orders hits of equal rank, lower first: a flag's place in the
+// total desc, id asc order (hi, with lo 0), or its negated total (hi)
+// then its position (lo). Two fields, not one packed integer, so that no
+// vote count overflows it.
+type tieKey struct {
+	hi int64
+	lo int32
+}
+
+// compare is -1, 0 or +1 as k comes before, with or after o.
+func (k tieKey) compare(o tieKey) int {
+	if c := cmp.Compare(k.hi, o.hi); c != 0 {
+		return c
+	}
+	return cmp.Compare(k.lo, o.lo)
+}
+
+// after reports whether k comes after o.
+func (k tieKey) after(o tieKey) bool { return k.compare(o) > 0 }
+
 // topSorted is top for a deep page (an offset past the first): it sorts
 // every match, n log n, where keeping the best limit in order would cost
 // up to n times limit.
-func (s *Snapshot) topSorted(sc *searchScratch, alive []int32, limit int, tie func(int32) int64) ([]SearchHit, []int32) {
+func (s *Snapshot) topSorted(sc *searchScratch, alive []int32, limit int, tie func(int32) tieKey) ([]SearchHit, []int32) {
 	type cand struct {
 		rank float64
-		tie  int64
+		tie  tieKey
 		f    int32
 	}
 	all := make([]cand, len(alive))
@@ -117,7 +137,7 @@ func (s *Snapshot) topSorted(sc *searchScratch, alive []int32, limit int, tie fu
 		if a.rank != b.rank {
 			return cmp.Compare(b.rank, a.rank)
 		}
-		return cmp.Compare(a.tie, b.tie)
+		return a.tie.compare(b.tie)
 	})
 	all = all[:min(limit, len(all))]
 	return s.hitsOf(len(all), func(i int) (float64, int32) { return all[i].rank, all[i].f })

@@ -149,7 +149,7 @@ func (p *program) registerLimiterState(reg *prometheus.Registry, gauge func(name
 		}, func() float64 { return float64(p.redis.Leased()) }))
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "flagpole_ratelimit_giveback_failures_total",
-			Help: "Unspent leased slots that could not be given back to Redis (they count until they leave the window).",
+			Help: "Unspent leased slots not known to be given back to Redis: a give-back or an ask carrying them failed (they count until they leave the window).",
 		}, func() float64 { return float64(p.redis.GiveBackFailures()) }))
 	}
 	if p.limiter != nil {

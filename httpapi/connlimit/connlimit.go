@@ -1,11 +1,12 @@
 // Package connlimit bounds the connections of an HTTP server: in total and
-// per client address. Past the total bound the oldest idle connection is
-// closed to make room (a connection that has not sent its first request
-// yet counts as idle); when none is idle, or the client address holds its
-// share already, the new connection is answered 503 and closed at once, so
-// the accept queue keeps moving and descriptors never run out. Under
-// pressure (three quarters of the bound) idle connections are closed after
-// a short idle time instead of the server's idle timeout.
+// per client address group (an IPv4 address, an IPv6 /64: see addrgroup).
+// Past the total bound the oldest idle connection is closed to make room
+// (a connection that has not sent its first request yet counts as idle);
+// when none is idle, or the client's group holds its share already, the
+// new connection is answered 503 and closed at once, so the accept queue
+// keeps moving and descriptors never run out. Under pressure (three
+// quarters of the bound) idle connections are closed after a short idle
+// time instead of the server's idle timeout.
 package connlimit
 
 import (
@@ -16,16 +17,20 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/flagpole/flagpole/httpapi/addrgroup"
 )
 
 // Options configure a Listener.
 type Options struct {
 	// Max is the most connections open at once (at least 1).
 	Max int
-	// PerAddr is the most connections of one client address (0: no cap).
+	// PerAddr is the most connections of one client address group (0: no
+	// cap): an IPv4 address or an IPv6 /64, as addrgroup.Of says.
 	PerAddr int
 	// Exempt reports the addresses PerAddr does not apply to (trusted
-	// proxies, which carry many clients); nil: none.
+	// proxies, which carry many clients); nil: none. An exempt address is
+	// counted by itself, not in its group, so it takes no neighbour's share.
 	Exempt func(netip.Addr) bool
 	// PressureIdle is how long a connection may stay idle while more than
 	// three quarters of Max are open (0: 5 seconds).
@@ -44,8 +49,8 @@ type Listener struct {
 
 	mu     sync.Mutex
 	open   int
-	byAddr map[netip.Addr]int
-	idle   list.List // of *conn, longest idle first
+	byAddr map[netip.Addr]int // by address group (see Options.PerAddr)
+	idle   list.List          // of *conn, longest idle first
 
 	refusedTotal, refusedAddr, evicted, pressuredN atomic.Int64
 	stop                                           chan struct{}
@@ -56,7 +61,7 @@ type Listener struct {
 type conn struct {
 	net.Conn
 	l         *Listener
-	addr      netip.Addr
+	group     netip.Addr    // the key of its count in l.byAddr
 	elem      *list.Element // in l.idle while idle; nil while active
 	idleSince time.Time
 	released  bool
@@ -101,9 +106,14 @@ func (l *Listener) Accept() (net.Conn, error) {
 // admit counts a new connection in, closing the oldest idle one when the
 // total is reached; it returns false when the connection must be refused.
 func (l *Listener) admit(nc net.Conn, addr netip.Addr) (*conn, *conn, bool) {
+	group := addrgroup.Of(addr)
+	exempt := l.opt.PerAddr > 0 && l.opt.Exempt != nil && l.opt.Exempt(addr)
+	if exempt {
+		group = addr
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.opt.PerAddr > 0 && l.byAddr[addr] >= l.opt.PerAddr && (l.opt.Exempt == nil || !l.opt.Exempt(addr)) {
+	if l.opt.PerAddr > 0 && !exempt && l.byAddr[group] >= l.opt.PerAddr {
 		l.refusedAddr.Add(1)
 		return nil, nil, false
 	}
@@ -118,10 +128,10 @@ func (l *Listener) admit(nc net.Conn, addr netip.Addr) (*conn, *conn, bool) {
 		l.release(victim)
 		l.evicted.Add(1)
 	}
-	c := &conn{Conn: nc, l: l, addr: addr, idleSince: time.Now()}
+	c := &conn{Conn: nc, l: l, group: group, idleSince: time.Now()}
 	c.elem = l.idle.PushBack(c)
 	l.open++
-	l.byAddr[addr]++
+	l.byAddr[group]++
 	return c, victim, true
 }
 
@@ -136,10 +146,10 @@ func (l *Listener) release(c *conn) {
 		c.elem = nil
 	}
 	l.open--
-	if n := l.byAddr[c.addr] - 1; n > 0 {
-		l.byAddr[c.addr] = n
+	if n := l.byAddr[c.group] - 1; n > 0 {
+		l.byAddr[c.group] = n
 	} else {
-		delete(l.byAddr, c.addr)
+		delete(l.byAddr, c.group)
 	}
 }
 

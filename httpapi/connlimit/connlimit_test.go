@@ -16,7 +16,13 @@ import (
 // serve runs an HTTP server on a bounded loopback listener.
 func serve(t *testing.T, opt connlimit.Options, h http.Handler) (*connlimit.Listener, string) {
 	t.Helper()
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	return serveOn(t, "127.0.0.1:0", opt, h)
+}
+
+// serveOn is serve on the local address at.
+func serveOn(t *testing.T, at string, opt connlimit.Options, h http.Handler) (*connlimit.Listener, string) {
+	t.Helper()
+	inner, err := net.Listen("tcp", at)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,11 @@
 package connlimit
 
-import "time"
+import (
+	"maps"
+	"net/netip"
+	"slices"
+	"time"
+)
 
 // MaxFor is maxFor, for tests.
 var MaxFor = maxFor
@@ -18,3 +23,10 @@ func (l *Listener) Addrs() int {
 // PressureIdle is the idle time after which l closes a connection under
 // pressure.
 func (l *Listener) PressureIdle() time.Duration { return l.opt.PressureIdle }
+
+// Groups are the client address groups l counts connections of.
+func (l *Listener) Groups() []netip.Addr {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Collect(maps.Keys(l.byAddr))
+}

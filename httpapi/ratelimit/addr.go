@@ -12,8 +12,9 @@ import (
 const LogSample = 5
 
 // Addrs limits the requests of each client address with a token bucket
-// (GCRA): a burst of limit requests, then one every minute/limit, so never
-// more than limit in a minute once the burst is spent. One small entry per
+// (GCRA): a burst of limit requests, then one every minute/limit: limit a
+// minute sustained, and at most 2·limit−1 in any rolling minute (the burst
+// and the limit−1 that the minute after it refills). One small entry per
 // address, held in memory only while its bucket is not full again: Sweep
 // drops the rest. It never calls anything outside the process.
 type Addrs struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -126,10 +127,33 @@ type call struct {
 	count   int   // the window's count after them
 	stamp   int64 // Redis's stamp of a lease's slots
 	err     error
+	// state says who owns the call once it is queued: the request while
+	// waiting; the sender once it decided it (then it tells decided), or
+	// once the request gave up waiting (then the sender settles it).
+	state   atomic.Int32
 	decided chan struct{}
+	timer   *time.Timer // the request's deadline
 }
 
-var calls = sync.Pool{New: func() any { return &call{decided: make(chan struct{}, 1)} }}
+// The states of a queued call.
+const (
+	waiting int32 = iota
+	answered
+	abandoned
+)
+
+var calls = sync.Pool{New: func() any {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &call{decided: make(chan struct{}, 1), timer: t}
+}}
+
+// reset clears c for its next use.
+func (c *call) reset() {
+	c.key, c.back, c.d, c.err = "", back{}, Decision{}, nil
+	c.granted, c.count, c.stamp = 0, 0, 0
+	c.state.Store(waiting)
+}
 
 // batcher sends the requests that arrive while a round trip is in flight
 // as one script call: one write and one read, and one script run, for
@@ -165,22 +189,36 @@ type answer struct {
 }
 
 // decide queues one request asking for want slots (giving back the
-// slots of bk first) and waits for its batch's answer.
+// slots of bk first) and waits for its batch's answer, until its own
+// deadline (the timeout after queueing). A request that gives up leaves
+// its call to the sender, which settles what Redis may still grant it.
 func (b *batcher) decide(key string, limit, want int, bk back, now time.Time) (answer, error) {
 	c := calls.Get().(*call)
 	c.key, c.limit, c.want, c.back, c.now, c.queued = key, limit, max(want, 1), bk, now, time.Now()
 	select {
 	case b.queue <- c:
 	case <-b.quit:
+		b.r.lost.Add(int64(bk.n))
 		return answer{}, errClosed
 	}
+	c.timer.Reset(time.Until(c.queued.Add(b.r.timeout)))
 	select {
 	case <-c.decided:
+		c.timer.Stop()
+	case <-c.timer.C:
+		if c.state.CompareAndSwap(waiting, abandoned) {
+			return answer{}, fmt.Errorf("redis rate limit: no answer within %v", b.r.timeout)
+		}
+		<-c.decided // answered meanwhile
 	case <-b.quit:
-		return answer{}, errClosed // c may still be answered: not reused
+		c.timer.Stop()
+		if c.state.CompareAndSwap(waiting, abandoned) {
+			return answer{}, errClosed
+		}
+		<-c.decided
 	}
 	a, err := answer{d: c.d, granted: c.granted, count: c.count, stamp: c.stamp, queued: c.queued}, c.err
-	*c = call{decided: c.decided}
+	c.reset()
 	calls.Put(c)
 	return a, err
 }
@@ -209,15 +247,37 @@ func (b *batcher) send() {
 		}
 		b.run(batch, live)
 		for i, c := range batch {
-			c.decided <- struct{}{}
+			if c.err != nil {
+				// The slots it was to give back stay counted until they
+				// leave the window (the script may not have run).
+				b.r.lost.Add(int64(c.back.n))
+			}
+			if c.state.CompareAndSwap(waiting, answered) {
+				c.decided <- struct{}{}
+			} else {
+				b.settle(c)
+			}
 			batch[i] = nil
 		}
 	}
 }
 
-// run decides batch, answering each call. Every request is answered
-// within the timeout of its queueing: one that waited past it fails
-// without being sent, and the round trip's deadline is the oldest sent's.
+// settle ends a call whose request gave up waiting: the lease slots
+// Redis granted it beyond its own are given back with the ended leases'
+// (its own slot stays spent: the request was decided by the fallback).
+func (b *batcher) settle(c *call) {
+	if c.err == nil && c.granted > 1 {
+		b.r.strand(c.key, back{stamp: c.stamp, n: c.granted - 1})
+	}
+	c.reset()
+	calls.Put(c)
+}
+
+// run decides batch, answering each call. A request waits for its answer
+// no longer than the timeout of its queueing (see decide): one that
+// waited past it in the queue fails without being sent, and the round
+// trip's deadline is the newest sent's, so that the requests that still
+// have time get their answers while an older one gives up alone.
 func (b *batcher) run(batch []*call, live []*call) {
 	timeout := b.r.timeout
 	start := time.Now()
@@ -232,13 +292,13 @@ func (b *batcher) run(batch []*call, live []*call) {
 	if len(live) == 0 {
 		return
 	}
-	oldest := live[0].queued
+	newest := live[0].queued
 	for _, c := range live[1:] {
-		if c.queued.Before(oldest) {
-			oldest = c.queued
+		if c.queued.After(newest) {
+			newest = c.queued
 		}
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), oldest.Add(timeout))
+	ctx, cancel := context.WithDeadline(context.Background(), newest.Add(timeout))
 	defer cancel()
 	keys := make([]string, len(live))
 	args := make([]any, 2+4*len(live))

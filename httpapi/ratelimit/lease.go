@@ -203,12 +203,16 @@ func (r *Redis) returns(every time.Duration) {
 func (r *Redis) giveBackExpired(mono time.Time, all bool) {
 	// l.mu is never taken under r.hold: done takes r.hold under l.mu.
 	r.hold.Lock()
-	held := r.held
-	r.held = nil
+	held, strays := r.held, r.strays
+	r.held, r.strays = nil, nil
 	r.hold.Unlock()
 	var keep []*lease
 	var keys []string
 	var args []any
+	for _, s := range strays {
+		keys = append(keys, r.windowKey(s.key))
+		args = append(args, s.stamp, s.n)
+	}
 	for _, l := range held {
 		l.mu.Lock()
 		if all || !mono.Before(l.until) {
@@ -243,6 +247,20 @@ func (r *Redis) giveBackExpired(mono time.Time, all bool) {
 	}
 }
 
+// stray is lease slots granted to a request that no longer waited for
+// them: to be given back with the next ended leases'.
+type stray struct {
+	key string
+	back
+}
+
+// strand records slots granted to a request that gave up waiting.
+func (r *Redis) strand(key string, bk back) {
+	r.hold.Lock()
+	r.strays = append(r.strays, stray{key, bk})
+	r.hold.Unlock()
+}
+
 // sweepLeases forgets the leases of keys not asked for a window's time.
 func (r *Redis) sweepLeases() {
 	mono := time.Now()
@@ -261,5 +279,7 @@ func (r *Redis) sweepLeases() {
 // Leased counts the requests allowed from a lease, without a round trip.
 func (r *Redis) Leased() int64 { return r.leased.Load() }
 
-// GiveBackFailures counts the unspent slots that could not be given back.
+// GiveBackFailures counts the unspent slots that could not be given back,
+// or not known to be: a give-back that failed, or an ask that carried
+// slots to give back and failed.
 func (r *Redis) GiveBackFailures() int64 { return r.lost.Load() }

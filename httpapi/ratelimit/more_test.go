@@ -199,3 +199,33 @@ func TestRedisLogger(t *testing.T) {
 }
 
 type lockedBuffer = loadertest.Buffer
+
+// TestAddrsRollingMinute: the keyless limit's real bound, as the documents
+// state it: a burst of limit, then one every minute/limit, so 2·limit−1
+// in a rolling minute at most, and limit a minute sustained.
+func TestAddrsRollingMinute(t *testing.T) {
+	a := ratelimit.NewAddrs(120, 1000)
+	addr := netip.MustParseAddr("192.0.2.9")
+	t0 := time.Date(2026, 5, 25, 10, 0, 0, 0, time.UTC)
+	allowed := 0
+	for ms := 0; ms < 60_000; ms += 100 { // ten tries a second for a minute
+		for range 200 {
+			if a.Allow(addr, t0.Add(time.Duration(ms)*time.Millisecond)).Refused {
+				break
+			}
+			allowed++
+		}
+	}
+	if allowed != 239 {
+		t.Errorf("%d allowed in the first 60 s, want 239 (a burst of 120, then 119 at one every 0.5 s)", allowed)
+	}
+	sustained := 0
+	for ms := 60_000; ms < 180_000; ms += 100 {
+		if !a.Allow(addr, t0.Add(time.Duration(ms)*time.Millisecond)).Refused {
+			sustained++
+		}
+	}
+	if sustained != 240 {
+		t.Errorf("%d allowed in the next two minutes, want 240 (120 a minute)", sustained)
+	}
+}

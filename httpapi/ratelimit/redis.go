@@ -55,8 +55,9 @@ type Redis struct {
 	leases sync.Map // key -> *lease
 	leased atomic.Int64
 	lost   atomic.Int64 // unspent slots not given back
-	hold   sync.Mutex   // guards held
+	hold   sync.Mutex   // guards held and strays
 	held   []*lease     // the leases holding slots
+	strays []stray      // granted to requests that gave up: to give back
 
 	stop     chan struct{} // closes the returns
 	returned chan struct{} // closed when the returns are done
@@ -99,6 +100,7 @@ func newRedis(o RedisOptions, leaseTime, returnEvery time.Duration) (*Redis, err
 	opt.ReadTimeout = o.Timeout
 	opt.WriteTimeout = o.Timeout
 	opt.MaxRetries = 0
+	opt.ContextTimeoutEnabled = true // a batch's deadline is its newest request's (see batcher.run)
 	opt.PoolSize = 64
 	opt.PoolTimeout = o.Timeout
 	r := &Redis{client: redis.NewClient(opt), prefix: o.Prefix, timeout: o.Timeout, leaseFor: leaseTime,

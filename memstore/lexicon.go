@@ -1,0 +1,85 @@
+package memstore
+
+// The lexicon is shared from one snapshot to the next, so that a tick
+// numbers only the words it has not seen; but then it keeps the words of
+// every text ever read: of flags removed, of texts replaced, of builds
+// that failed. compactLexicon bounds it.
+
+// lexiconSlack is the share of unused words (and stems) a lexicon may
+// hold, as a divisor of the words in use: past a sixteenth more, the
+// next build whose texts changed starts a fresh one. A compaction costs
+// about what the search index it precedes costs (a pass over every
+// flag's words), and happens only after a sixteenth of the words in use
+// were added since the last.
+const lexiconSlack = 16
+
+// compactLexicon gives s a lexicon of the words and stems its flags use
+// when the shared one holds more than a sixteenth more of either. Every
+// flag then becomes a new Flag value, its words renumbered in the new
+// lexicon; prev's flags keep the old one, which s no longer shares.
+func (s *Snapshot) compactLexicon() {
+	old := s.lexicon
+	words := make([]int32, len(old.words))
+	stems := make([]int32, len(old.stems.words))
+	nw, ns, total := 0, 0, 0
+	for _, f := range s.flags {
+		split := int(f.wordEnd[NumLangs-1])
+		for k, id := range f.words {
+			m, n := words, &nw
+			if k >= split {
+				m, n = stems, &ns
+			}
+			if m[id] == 0 {
+				*n++
+				m[id] = -1
+			}
+		}
+		total += len(f.words)
+	}
+	if len(old.words) <= nw+nw/lexiconSlack && len(old.stems.words) <= ns+ns/lexiconSlack {
+		return
+	}
+	lx := newLexicon()
+	lx.words = make([]string, 0, nw)
+	lx.stems.words = make([]string, 0, ns)
+	renumber := func(m []int32, id uint32, from []string, to *[]string, ids map[string]uint32) uint32 {
+		if m[id] < 0 {
+			m[id] = int32(len(*to)) + 1 // 0 is unused, -1 used and not yet numbered
+			*to = append(*to, from[id])
+			ids[from[id]] = uint32(m[id] - 1)
+		}
+		return uint32(m[id] - 1)
+	}
+	flags := make([]Flag, len(s.flags))
+	all := make([]uint32, 0, total)
+	for i, f := range s.flags {
+		nf := &flags[i]
+		*nf = *f
+		split := int(f.wordEnd[NumLangs-1])
+		from := len(all)
+		for k, id := range f.words {
+			if k < split {
+				all = append(all, renumber(words, id, old.words, &lx.words, lx.ids))
+			} else {
+				all = append(all, renumber(stems, id, old.stems.words, &lx.stems.words, lx.stems.ids))
+			}
+		}
+		nf.words = all[from:len(all):len(all)]
+		s.flags[i] = nf
+	}
+	// The stems known of words in use carry over; those by the word as
+	// written are found again when needed.
+	for l, byID := range old.stems.byID {
+		to := make([]int32, len(lx.words))
+		for k := range to {
+			to[k] = -1
+		}
+		for id, sid := range byID {
+			if sid >= 0 && words[id] > 0 && stems[sid] > 0 {
+				to[words[id]-1] = stems[sid] - 1
+			}
+		}
+		lx.stems.byID[l] = to
+	}
+	s.lexicon = lx
+}

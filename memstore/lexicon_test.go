@@ -1,0 +1,109 @@
+package memstore
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// letters writes n in the letters a-z, so that it is one word.
+func letters(n int) string {
+	var b []byte
+	for {
+		b = append(b, byte('a'+n%26))
+		n /= 26
+		if n == 0 {
+			return string(b)
+		}
+	}
+}
+
+// churnInputs are n flags whose texts are new in each round but for the
+// flags of every third position, which keep the first round's: six words
+// a language, one of them written with capitals (its stem is cached by
+// the word as written).
+func churnInputs(n, round int) []FlagInput {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	out := make([]FlagInput, n)
+	for i := range out {
+		in := FlagInput{ID: fmt.Sprintf("flg_%03d", i), Slug: fmt.Sprintf("flag-%d", i), Approved: true,
+			Category: Categories[i%len(Categories)], CreatedAt: now, UpdatedAt: now, Red: int64(i), Green: 3}
+		r := round
+		if i%3 == 0 {
+			r = 0
+		}
+		for l := range in.Text {
+			var words []string
+			for k := range 6 {
+				words = append(words, "w"+letters(((r*n+i)*int(NumLangs)+l)*6+k))
+			}
+			words[0] = strings.ToUpper(words[0])
+			in.Text[l] = strings.Join(words, " ")
+		}
+		out[i] = in
+	}
+	return out
+}
+
+// heapWith is the live heap, after a collection, while keep is held.
+func heapWith(keep *Snapshot) uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	runtime.KeepAlive(keep)
+	return m.HeapAlloc
+}
+
+// TestLexiconBounded: replacing most flags' texts a thousand times, tick
+// after tick (the others are shared from one snapshot to the next, and so
+// must be renumbered when the lexicon is), leaves a lexicon (words and stems) and a heap within 10 % of
+// a fresh start's with the same flags, and a snapshot that answers as the
+// fresh one does.
+func TestLexiconBounded(t *testing.T) {
+	const flags, rounds = 40, 1000
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	base := heapWith(nil)
+	snap, err := Build(nil, Change{Full: true, Flags: churnInputs(flags, 0), LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := 1; r < rounds; r++ {
+		if snap, err = Build(snap, Change{Flags: churnInputs(flags, r), LoadedAt: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grown := heapWith(snap) - base
+	words, stems := len(snap.lexicon.words), len(snap.lexicon.stems.words)
+
+	last := churnInputs(flags, rounds-1)
+	old := snap
+	snap = nil
+	base = heapWith(nil)
+	fresh, err := Build(nil, Change{Full: true, Flags: last, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := heapWith(fresh) - base
+	wantWords, wantStems := len(fresh.lexicon.words), len(fresh.lexicon.stems.words)
+	t.Logf("after %d rounds: %d words, %d stems, heap %d; fresh: %d words, %d stems, heap %d",
+		rounds, words, stems, grown, wantWords, wantStems, want)
+	if float64(words) > 1.1*float64(wantWords) || float64(stems) > 1.1*float64(wantStems) {
+		t.Errorf("lexicon of %d words and %d stems, a fresh start's %d and %d", words, stems, wantWords, wantStems)
+	}
+	if float64(grown) > 1.1*float64(want) {
+		t.Errorf("heap %d bytes, a fresh start's %d", grown, want)
+	}
+	for _, q := range []string{
+		"w" + letters(((rounds-1)*flags+5)*int(NumLangs)*6+2), "W" + letters(((rounds-1)*flags+1)*int(NumLangs)*6),
+		"w" + letters((3*int(NumLangs)+1)*6+3), "W" + letters(6*int(NumLangs)*6+12), // kept since the first round
+	} {
+		got, gotN := old.Search(q, 50)
+		exp, expN := fresh.Search(q, 50)
+		if gotN != expN || gotN == 0 || len(got) != len(exp) || got[0].Flag.ID != exp[0].Flag.ID || got[0].Rank != exp[0].Rank {
+			t.Errorf("search %q: %d hits, want %d as the fresh snapshot's", q, gotN, expN)
+		}
+	}
+}

@@ -1,0 +1,79 @@
+package memstore
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// Hits of equal rank come out total desc, id asc, whichever way the tie is
+// read (from each flag, or from the snapshot's table) and however deep
+// the page, at any vote count the loader accepts (up to 10^12).
+func TestSearchTieOrderLargeTotals(t *testing.T) {
+	totals := []int64{
+		5, 1<<31 - 1, 1 << 31, 1<<31 + 1, 1 << 32, 1<<32 + 7, 1 << 33,
+		3_000_000_000, 1e12, 1e12 - 1, 1e12, 1 << 31, 42, 1<<39 + 3, 0,
+	}
+	texts := make([]string, len(totals))
+	for i := range texts {
+		texts[i] = "the bus"
+	}
+	s := searchSnapshot(t, texts, totals)
+	want := make([]string, len(s.flags))
+	byOrder := slices.Clone(s.flags)
+	slices.SortFunc(byOrder, func(a, b *Flag) int {
+		if c := cmp.Compare(b.Total(), a.Total()); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	for i, f := range byOrder {
+		want[i] = f.ID
+	}
+
+	alive := make([]int32, len(s.flags))
+	for i := range alive {
+		alive[i] = int32(i)
+	}
+	for _, table := range []bool{false, true} {
+		for _, limit := range []int{MaxSearchLimit, MaxSearchLimit + 1, 3} {
+			sc := &searchScratch{st: make([]flagState, len(s.flags))}
+			if table {
+				sc.tiePos = make([]int32, len(s.flags))
+				for i, f := range s.orders[listAll][SortTotal][1] {
+					sc.tiePos[f] = int32(i)
+				}
+				sc.tieGen = s.Gen
+			}
+			hits, _ := s.top(sc, slices.Clone(alive), limit)
+			var got []string
+			for _, h := range hits {
+				got = append(got, h.Flag.ID)
+			}
+			if w := want[:min(limit, len(want))]; fmt.Sprint(got) != fmt.Sprint(w) {
+				t.Errorf("table %v, limit %d: order\n got %v\nwant %v", table, limit, got, w)
+			}
+		}
+	}
+
+	// Through Find, every page, in both ways of paging.
+	pq, err := ParseQuery("bus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range []FindOptions{{Limit: 50}, {Limit: 4, Offset: 0}, {Limit: 4, Offset: 4}, {Limit: 50, Offset: 9}} {
+		r, err := s.Find(pq, page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range r.Hits {
+			got = append(got, h.Flag.ID)
+		}
+		w := want[page.Offset:min(page.Offset+page.Limit, len(want))]
+		if fmt.Sprint(got) != fmt.Sprint(w) {
+			t.Errorf("Find %+v: order\n got %v\nwant %v", page, got, w)
+		}
+	}
+}
