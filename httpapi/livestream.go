@@ -43,6 +43,13 @@ func (a *API) CloseStreams() { a.hub.Close() }
 // Streams is the number of live streams open.
 func (a *API) Streams() int { return a.hub.Len() }
 
+// StreamStats are the live stream hub's counts now.
+func (a *API) StreamStats() stream.Stats { return a.hub.Stats() }
+
+// StreamsEnded is the number of live streams ended for reason so far
+// (revoked, shutdown, too_slow, gone, write).
+func (a *API) StreamsEnded(reason string) int { return a.hub.Ended(reason) }
+
 // Header values of a stream (never modified once set).
 var (
 	eventStreamValue = []string{"text/event-stream; charset=utf-8"}

@@ -16,12 +16,14 @@ type client struct {
 	key    string
 	follow *Follow
 
-	mu      sync.Mutex
-	queue   [][]byte
-	bytes   int
-	ended   string // the end reason, once ended
-	wake    chan struct{}
-	removed bool // taken out of the hub
+	mu    sync.Mutex
+	queue [][]byte
+	bytes int
+	ended string // the end reason, once ended
+	wake  chan struct{}
+	// hurry, set by the writer, cuts a write that is stuck to a short
+	// grace, so an ended stream closes soon whatever its client reads.
+	hurry func()
 }
 
 func newClient(key string, f *Follow) *client {
@@ -65,6 +67,16 @@ func (c *client) endLocked(reason string) {
 	c.ended = reason
 	c.queue, c.bytes = nil, 0
 	c.signal()
+	if c.hurry != nil {
+		c.hurry()
+	}
+}
+
+// setHurry sets the function that cuts a stuck write.
+func (c *client) setHurry(fn func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.hurry = fn
 }
 
 func (c *client) signal() {

@@ -98,7 +98,8 @@ func (s *Stream) Close() {
 }
 
 // endWrite bounds the write of the end event and what net/http writes
-// after the handler: best effort.
+// after the handler, best effort; and a write in progress when the stream
+// is ended.
 const endWrite = time.Second
 
 // Serve writes the stream to w, whose headers the caller has written,
@@ -120,7 +121,13 @@ func (s *Stream) Serve(ctx context.Context, w http.ResponseWriter) string {
 		return rc.Flush() == nil
 	}
 	reason := "write"
-	defer func() { h.m.ended(reason) }()
+	defer func() {
+		if _, ended := s.c.take(); reason == "write" && ended != "" {
+			reason = ended // ended while a write was stuck, which then failed
+		}
+		h.m.ended(reason)
+	}()
+	s.c.setHurry(func() { rc.SetWriteDeadline(time.Now().Add(endWrite)) })
 	if !send(h.opt.WriteTimeout, s.opening) {
 		return reason
 	}
