@@ -35,8 +35,10 @@ func TestParseFollow(t *testing.T) {
 	}
 }
 
-func item(b []byte, f *memstore.Flag) []byte { return fmt.Appendf(b, `{"slug":%q,"red":%d}`, f.Slug, f.Red) }
-func str(b []byte, s string) []byte          { return fmt.Appendf(b, "%q", s) }
+func item(b []byte, f *memstore.Flag) []byte {
+	return fmt.Appendf(b, `{"slug":%q,"red":%d}`, f.Slug, f.Red)
+}
+func str(b []byte, s string) []byte { return fmt.Appendf(b, "%q", s) }
 
 // testHub is a hub over a store holding flags f0..f(n-1), all with 1 red
 // vote, and the active key k1.
