@@ -10,6 +10,9 @@ import (
 	"github.com/flagpole/flagpole/memstore"
 )
 
+// streamRoute is the live stream's route.
+const streamRoute = "/api/public/stream"
+
 // Defaults of the stream bounds.
 const (
 	DefaultMaxStreamsPerKey = 5

@@ -68,6 +68,7 @@ func (e *env) openStream(s *streamAPI, path string, headers ...string) *sseStrea
 	st := &sseStream{t: e.t, resp: resp, events: make(chan sseEvent, 4096)}
 	e.t.Cleanup(func() { resp.Body.Close() })
 	if resp.StatusCode != http.StatusOK {
+		close(st.events) // no events: next fails at once, naming the status
 		return st
 	}
 	e.validate(req, resp, nil)
@@ -115,7 +116,7 @@ func (st *sseStream) next(wait time.Duration, kinds ...string) sseEvent {
 		select {
 		case ev, ok := <-st.events:
 			if !ok {
-				st.t.Fatalf("the stream ended before an event of %v", kinds)
+				st.t.Fatalf("the stream (status %d) ended before an event of %v", st.resp.StatusCode, kinds)
 			}
 			for _, k := range kinds {
 				if ev.event == k {

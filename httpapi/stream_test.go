@@ -162,7 +162,7 @@ func (e *env) streamDo(s *streamAPI, method, path string, headers ...string) res
 // resync.
 func TestStreamResume(t *testing.T) {
 	e := newEnv(t, "sqlite", fixtureLines())
-	s := e.streamAPI(httpapi.Options{})
+	s := e.streamAPI(httpapi.Options{MaxStreamsPerKey: 10})
 	st := e.openStream(s, "/api/public/stream?slug=tie-a,tie-b")
 	ready := st.next(streamWait, "ready")
 	st.resp.Body.Close()
@@ -204,6 +204,7 @@ func TestStreamResume(t *testing.T) {
 		if r := st.next(streamWait, "ready", "votes", "resync"); r.event != "resync" || r.data != "{}" {
 			t.Errorf("Last-Event-ID %s: %+v, want resync", id, r)
 		}
+		st.resp.Body.Close()
 	}
 }
 
