@@ -45,6 +45,7 @@ type Config struct {
 	SnapshotDaily     bool     // serve writes the daily trend snapshot at 00:00 UTC
 	MaxConns          int      // open connections of the API at most; 0: derived from the open-file limit
 	MaxConnsPerIP     int      // open connections of one client address at most; 0: no cap
+	MaxStreamsPerKey  int      // live streams one key holds open at once on one instance
 	AnonRateLimit     int      // requests a minute per client address without a valid key; 0: off
 	TrustedProxies    []string // CIDRs or addresses whose X-Forwarded-For names the client
 }
@@ -302,6 +303,9 @@ func (c *Config) Validate() error {
 	}
 	if c.CacheMB < 0 {
 		return errors.New("cache_mb must be at least 0")
+	}
+	if c.MaxStreamsPerKey < 1 {
+		return errors.New("max_streams_per_key must be at least 1")
 	}
 	if c.MaxConns < 0 || c.MaxConnsPerIP < 0 || c.AnonRateLimit < 0 {
 		return errors.New("max_conns, max_conns_per_ip and anon_rate_limit must be at least 0")

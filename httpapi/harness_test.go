@@ -93,7 +93,7 @@ func newEnv(t testing.TB, src loader.Dialect, lines []string) *env {
 		t.Fatal(err)
 	}
 	e.srv = httptest.NewServer(e.api.Handler())
-	t.Cleanup(func() { e.srv.Close(); e.api.Close() })
+	t.Cleanup(func() { e.api.CloseStreams(); e.srv.Close(); e.api.Close() })
 	return e
 }
 

@@ -76,7 +76,9 @@ func (a *API) observe(c *gin.Context) {
 	}
 	sm := m.(*seriesMetrics)
 	sm.count.Inc()
-	sm.latency.Observe(time.Since(start).Seconds())
+	if route != streamRoute { // a stream's time is how long the client followed it, not a latency
+		sm.latency.Observe(time.Since(start).Seconds())
+	}
 	if status == 429 {
 		a.metrics.limited.Inc()
 	}

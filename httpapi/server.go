@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/flagpole/flagpole/httpapi/ratelimit"
+	"github.com/flagpole/flagpole/httpapi/stream"
 	"github.com/flagpole/flagpole/memstore"
 )
 
@@ -46,6 +47,15 @@ type Options struct {
 	// SweepEvery is how often the limiters forget idle keys and addresses
 	// (0: every 30 seconds).
 	SweepEvery time.Duration
+	// MaxStreamsPerKey is the most live streams one key holds open (0:
+	// DefaultMaxStreamsPerKey); MaxStreams, the most this process holds
+	// (0: DefaultMaxStreams).
+	MaxStreamsPerKey, MaxStreams int
+	// StreamHeartbeat is how often an idle stream sends a comment line
+	// (0: 15 s); StreamWriteTimeout bounds each write to a stream (0: 10 s);
+	// StreamBuffer is the most events queued for one stream (0: 64).
+	StreamHeartbeat, StreamWriteTimeout time.Duration
+	StreamBuffer                        int
 }
 
 // API serves the public API from a memstore.Store.
@@ -67,6 +77,8 @@ type API struct {
 	stop       chan struct{}
 	// searches runs search queries and keeps their results.
 	searches *searches
+	// hub feeds the live streams.
+	hub *stream.Hub
 }
 
 // New builds the API and its route table.
@@ -109,6 +121,7 @@ func New(opt Options) (*API, error) {
 	if a.searches, err = newSearches(opt.CacheBytes/4, opt.Metrics); err != nil {
 		return nil, err
 	}
+	a.hub = newHub(opt)
 	a.engine = a.routes()
 	go a.sweepLoop()
 	return a, nil
@@ -120,8 +133,10 @@ func (a *API) Handler() http.Handler { return a.engine }
 // CacheHitRatio is the share of rendered responses served from the cache.
 func (a *API) CacheHitRatio() float64 { return a.cache.HitRatio() }
 
-// Close stops the limiters' sweep and releases the response cache.
+// Close ends the live streams, stops the limiters' sweep and releases the
+// response cache.
 func (a *API) Close() {
+	a.hub.Close()
 	select {
 	case <-a.stop:
 	default:
@@ -186,6 +201,10 @@ func (a *API) routes() *gin.Engine {
 	data("/regions", a.regions)
 	data("/stats", a.stats)
 	data("/search", a.search)
+	// The live stream: spends one request when it opens.
+	api.GET("/stream", a.liveStream)
+	api.HEAD("/stream", a.liveStream)
+	e.OPTIONS("/api/public/stream", preflight)
 	// The budget: a key is required, nothing is spent.
 	e.GET("/api/public/rate_limit", a.rateLimit)
 	e.HEAD("/api/public/rate_limit", a.rateLimit)

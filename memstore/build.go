@@ -54,6 +54,7 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 	if err := s.lookups(prev, d); err != nil {
 		return nil, err
 	}
+	s.recordChanges(prev, d)
 	s.attributes(prev, d)
 	s.buildOrders(prev, d)
 	s.buildCounts(prev, d, ch.Aggregates)

@@ -157,6 +157,9 @@ func TestTicksEqualBuildFromScratch(t *testing.T) {
 			}
 			sameSnapshots(t, fmt.Sprintf("seed %d tick %d", seed, tick), next, scratch, w)
 			checkOracle(t, fmt.Sprintf("seed %d tick %d", seed, tick), next, w, agg)
+			if snap != nil {
+				sameChanges(t, fmt.Sprintf("seed %d tick %d", seed, tick), snap, next)
+			}
 			snap = next
 		}
 	}

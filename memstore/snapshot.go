@@ -33,6 +33,7 @@ type Snapshot struct {
 	categories []CategoryCount
 	regions    []RegionCount
 	stats      Stats
+	changes    Changes // against the snapshot before, see Changes
 }
 
 // The lists a flag belongs to, as indexes of Snapshot.orders: every flag

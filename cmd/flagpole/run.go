@@ -55,6 +55,7 @@ func (p *program) serve(errc chan<- error) []*http.Server {
 		ReadTimeout: p.cfg.ReadTimeout, WriteTimeout: p.cfg.WriteTimeout, IdleTimeout: p.cfg.IdleTimeout,
 		MaxHeaderBytes: httpapi.MaxHeaderBytes, DisableGeneralOptionsHandler: true,
 		ErrorLog: slog.NewLogLogger(p.log.Handler(), slog.LevelWarn)}
+	srv.RegisterOnShutdown(p.api.CloseStreams) // Shutdown waits for active requests: end the live streams
 	servers := []*http.Server{srv}
 	go func() { errc <- srv.Serve(p.ln) }()
 	if p.adminLn != nil {

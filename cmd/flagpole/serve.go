@@ -193,7 +193,8 @@ func (p *program) newLoader(lm *loadMetrics) {
 func (p *program) newAPI(ctx context.Context, proxies []netip.Prefix) error {
 	cfg := p.cfg
 	opt := httpapi.Options{Store: p.store, RateLimit: cfg.RateLimit, CacheBytes: int64(cfg.CacheMB) << 20,
-		Log: p.log, Ready: p.readiness, Metrics: p.reg, AnonRateLimit: cfg.AnonRateLimit, TrustedProxies: proxies}
+		Log: p.log, Ready: p.readiness, Metrics: p.reg, AnonRateLimit: cfg.AnonRateLimit, TrustedProxies: proxies,
+		MaxStreamsPerKey: cfg.MaxStreamsPerKey}
 	if cfg.AnonRateLimit == 0 {
 		opt.AnonRateLimit = -1 // off
 	}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flagpole/flagpole/loader"
+)
+
+// A live stream outlives write_timeout (each write moves its own
+// deadline), brings a vote written after it opened, and serve's stop
+// ends it with an end event (reason shutdown) rather than waiting for it.
+func TestServeStream(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "stream.db")
+	mustRun(t, "seed", "--db", db, "--flags", "20", "--users", "5", "--days", "2")
+	key := strings.TrimSpace(mustRun(t, "keys", "create", "--db", db, "--name", "stream", "--limit", "1000"))
+	s := startServe(t, noEnv, "--db", db, "--addr", "127.0.0.1:0", "--refresh", "@every 1s", "--write-timeout", "1s",
+		"--access-log=false", "--snapshot-daily=false")
+	base := listenAddr(t, s)
+	waitReady(t, s, base)
+
+	ldb, err := loader.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ldb.Close()
+	var id, slug string
+	if err := ldb.QueryRow("SELECT id, slug FROM flags WHERE status = 'APPROVED' ORDER BY id LIMIT 1").Scan(&id, &slug); err != nil {
+		t.Fatal(err)
+	}
+
+	req, _ := http.NewRequest(http.MethodGet, base+"/api/public/stream?slug="+slug, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("stream: %d", resp.StatusCode)
+	}
+	lines := make(chan string, 256)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	next := func(prefix string) string {
+		t.Helper()
+		deadline := time.After(20 * time.Second)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("the stream closed before a line %q", prefix)
+				}
+				if strings.HasPrefix(l, prefix) {
+					return l
+				}
+			case <-deadline:
+				t.Fatalf("no line %q within 20 s", prefix)
+			}
+		}
+	}
+	next("event: ready")
+	time.Sleep(1500 * time.Millisecond) // past write_timeout
+	if _, err := ldb.Exec("INSERT INTO users (id) VALUES ('stream-user')"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ldb.Exec("INSERT INTO votes (flag_id, user_id, color) VALUES (?, 'stream-user', 'red')", id); err != nil {
+		t.Fatal(err)
+	}
+	next("event: votes")
+	if data := next("data: "); !strings.Contains(data, `"slug":"`+slug+`"`) {
+		t.Errorf("votes data %s, want the flag %s", data, slug)
+	}
+
+	start := time.Now()
+	if err := s.stop(t); err != nil { // the lines are read meanwhile
+		t.Errorf("serve returned %v", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("serve took %s to stop with a stream open", took)
+	}
+	next("event: end")
+	if data := next("data: "); data != `data: {"reason":"shutdown"}` {
+		t.Errorf("end %s, want reason shutdown", data)
+	}
+}

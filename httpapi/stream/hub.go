@@ -1,0 +1,220 @@
+// Package stream is the live stream's hub: one per API process, it learns
+// of every snapshot swap and key swap from the memstore.Store, encodes
+// each votes event once, and hands it to the bounded queue of every open
+// stream that follows a flag it names. A stream whose queue is full is
+// ended, never waited for; a stream whose key is revoked is ended at the
+// key swap. The hub keeps the latest events, so a client that reconnects
+// with the id of the last event it read gets what it missed.
+package stream
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/flagpole/flagpole/memstore"
+)
+
+// Options configure a Hub. Item and String are required.
+type Options struct {
+	// Item appends a changed flag's entry of a votes event, a JSON
+	// object; String appends a JSON string.
+	Item   func([]byte, *memstore.Flag) []byte
+	String func([]byte, string) []byte
+	// MaxPerKey is the most streams one key holds open (0: 5).
+	MaxPerKey int
+	// MaxStreams is the most streams open at once (0: 20000).
+	MaxStreams int
+	// Buffer is the most events queued for one stream (0: 64), and
+	// BufferBytes the most bytes (0: 4 MiB; an empty queue takes any one
+	// event).
+	Buffer, BufferBytes int
+	// History is the number of recent events kept for resuming (0: 256),
+	// and HistoryBytes their bytes at most (0: 16 MiB).
+	History, HistoryBytes int
+	// Heartbeat is how often a stream sends a comment line (0: 15 s).
+	Heartbeat time.Duration
+	// WriteTimeout bounds each write to a stream (0: 10 s): a client that
+	// reads nothing for that long is cut.
+	WriteTimeout time.Duration
+	// Metrics, when set, receives the stream gauges and counters.
+	Metrics prometheus.Registerer
+}
+
+// The refusals of Open.
+var (
+	ErrKeyBusy = errors.New("stream: the key holds its most streams")
+	ErrFull    = errors.New("stream: the process holds its most streams")
+	ErrClosed  = errors.New("stream: the hub is closed")
+	ErrRevoked = errors.New("stream: the key is not active")
+)
+
+// Hub fans each snapshot's votes event out to the open streams.
+type Hub struct {
+	opt   Options
+	store *memstore.Store
+	epoch string // random, so that ids of another process are unknown here
+	m     *hubMetrics
+
+	mu      sync.Mutex
+	clients map[*client]struct{}
+	byKey   map[string]map[*client]struct{}
+	gen     uint64   // the generation of the last snapshot seen
+	floor   uint64   // the oldest generation from which ring holds every event
+	ring    []*event // the latest events, oldest first
+	ringB   int      // bytes of ring
+	closed  bool
+	cancel  []func()
+}
+
+// New makes the hub of st's swaps.
+func New(st *memstore.Store, opt Options) *Hub {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&opt.MaxPerKey, 5)
+	def(&opt.MaxStreams, 20000)
+	def(&opt.Buffer, 64)
+	def(&opt.BufferBytes, 4<<20)
+	def(&opt.History, 256)
+	def(&opt.HistoryBytes, 16<<20)
+	if opt.Heartbeat <= 0 {
+		opt.Heartbeat = 15 * time.Second
+	}
+	if opt.WriteTimeout <= 0 {
+		opt.WriteTimeout = 10 * time.Second
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	h := &Hub{opt: opt, store: st, epoch: hex.EncodeToString(b[:]), clients: map[*client]struct{}{},
+		byKey: map[string]map[*client]struct{}{}}
+	h.m = newHubMetrics(opt.Metrics, h)
+	// The store calls the hooks under its locks, which the hooks follow
+	// with h.mu: register them without holding it.
+	h.cancel = []func(){st.OnSwapped(h.swapped), st.OnKeys(h.keys)}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s := st.Snapshot(); s != nil && h.gen == 0 {
+		h.gen, h.floor = s.Gen, s.Gen
+	}
+	return h
+}
+
+// swapped makes the event of s and queues it for every stream it
+// concerns.
+func (h *Hub) swapped(s *memstore.Snapshot) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
+	if h.gen == 0 {
+		h.floor = s.Gen - 1 // the first snapshot seen: its event is the first kept
+	} else if s.Gen != h.gen+1 {
+		// A snapshot was skipped: what changed since is unknown. Every
+		// stream re-reads, and no earlier position can be resumed.
+		h.gen, h.floor, h.ring, h.ringB = s.Gen, s.Gen, nil, 0
+		frame := []byte("id: " + positionID(h.epoch, s.Gen) + "\nevent: resync\ndata: {}\n\n")
+		for c := range h.clients {
+			h.push(c, frame)
+		}
+		return
+	}
+	h.gen = s.Gen
+	ch := s.Changes()
+	if ch.Empty() {
+		return
+	}
+	e := newEvent(h.epoch, s, ch, h.opt.Item, h.opt.String)
+	h.remember(e)
+	frames := map[string][]byte{} // by follow set: streams following the same share a frame
+	for c := range h.clients {
+		if c.follow == nil {
+			h.push(c, e.all)
+			continue
+		}
+		f, ok := frames[c.follow.key]
+		if !ok {
+			f = e.frameFor(c.follow)
+			frames[c.follow.key] = f
+		}
+		if f != nil {
+			h.push(c, f)
+		}
+	}
+}
+
+func (h *Hub) push(c *client, frame []byte) {
+	c.push(frame, h.opt.Buffer, h.opt.BufferBytes)
+}
+
+// remember keeps e in the ring, dropping the oldest events past its
+// bounds (never e itself).
+func (h *Hub) remember(e *event) {
+	h.ring = append(h.ring, e)
+	h.ringB += len(e.all)
+	for len(h.ring) > 1 && (len(h.ring) > h.opt.History || h.ringB > h.opt.HistoryBytes) {
+		old := h.ring[0]
+		h.ring[0] = nil
+		h.ring = h.ring[1:]
+		h.ringB -= len(old.all)
+		h.floor = old.gen
+	}
+}
+
+// keys ends the streams of the keys ks no longer holds.
+func (h *Hub) keys(ks *memstore.KeySet) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for key, cs := range h.byKey {
+		if !ks.HasID(key) {
+			for c := range cs {
+				c.end(ReasonRevoked)
+			}
+		}
+	}
+}
+
+// Close ends every stream with the shutdown reason and refuses new ones;
+// it does not wait for their writers.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	h.closed = true
+	for c := range h.clients {
+		c.end(ReasonShutdown)
+	}
+	cancel := h.cancel
+	h.mu.Unlock()
+	for _, c := range cancel {
+		c() // takes the store's locks, under which the hooks take h.mu
+	}
+}
+
+// Stats are the hub's counts now.
+type Stats struct {
+	Open         int // streams open
+	PendingBytes int // bytes queued for all streams, not sent yet
+	History      int // events kept for resuming
+	HistoryBytes int
+}
+
+// Stats reports the counts now.
+func (h *Hub) Stats() Stats {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := Stats{Open: len(h.clients), History: len(h.ring), HistoryBytes: h.ringB}
+	for c := range h.clients {
+		st.PendingBytes += c.pending()
+	}
+	return st
+}

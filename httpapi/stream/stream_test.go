@@ -1,0 +1,182 @@
+package stream
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flagpole/flagpole/memstore"
+)
+
+func TestParseFollow(t *testing.T) {
+	f, err := ParseFollow("b,a,b,c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(f.Slugs(), ","); got != "a,b,c" || f.key != "a,b,c" {
+		t.Errorf("slugs %q key %q, want a,b,c", got, f.key)
+	}
+	for _, bad := range []string{"", ",", "a,", ",a", "a,,b", strings.Repeat("x", 201), "a\x00", "\xff"} {
+		if _, err := ParseFollow(bad); err == nil {
+			t.Errorf("ParseFollow(%q) accepted", bad)
+		}
+	}
+	many := make([]string, MaxFollow+1)
+	for i := range many {
+		many[i] = fmt.Sprint(i)
+	}
+	if _, err := ParseFollow(strings.Join(many, ",")); err == nil {
+		t.Errorf("%d slugs accepted", len(many))
+	}
+	if _, err := ParseFollow(strings.Join(many[:MaxFollow], ",") + ",0"); err != nil {
+		t.Errorf("%d distinct slugs refused: %v", MaxFollow, err)
+	}
+}
+
+func item(b []byte, f *memstore.Flag) []byte {
+	return fmt.Appendf(b, `{"slug":%q,"red":%d}`, f.Slug, f.Red)
+}
+func str(b []byte, s string) []byte { return fmt.Appendf(b, "%q", s) }
+
+// testHub is a hub over a store holding flags f0..f(n-1), all with 1 red
+// vote, and the active key k1.
+func testHub(t *testing.T, n int, opt Options) (*Hub, *memstore.Store, []memstore.FlagInput) {
+	t.Helper()
+	st := &memstore.Store{}
+	in := make([]memstore.FlagInput, n)
+	for i := range in {
+		in[i] = memstore.FlagInput{ID: fmt.Sprintf("f%03d", i), Slug: fmt.Sprintf("s%d", i), Approved: true,
+			Category: "SOCIAL", Red: 1}
+	}
+	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetSnapshot(s)
+	st.SetKeys(memstore.NewKeySet([][sha256.Size]byte{{1}}, []memstore.Key{{ID: "k1"}}, time.Now()))
+	opt.Item, opt.String = item, str
+	h := New(st, opt)
+	t.Cleanup(h.Close)
+	return h, st, in
+}
+
+// vote gives the flags at idx one more red vote and swaps the snapshot in.
+func vote(t *testing.T, st *memstore.Store, in []memstore.FlagInput, idx ...int) {
+	t.Helper()
+	var ch []memstore.FlagInput
+	for _, i := range idx {
+		in[i].Red++
+		ch = append(ch, in[i])
+	}
+	s, err := memstore.Build(st.Snapshot(), memstore.Change{Flags: ch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetSnapshot(s)
+}
+
+// Streams following the same flags share one frame of an event, and each
+// gets only its flags, in the event's order, whether the event is indexed
+// by slug or not.
+func TestFanOutByFollowSet(t *testing.T) {
+	for _, changed := range []int{3, indexMin + 10} {
+		h, st, in := testHub(t, 100, Options{})
+		fa, _ := ParseFollow("s2,s1,s99")
+		fb, _ := ParseFollow("s1,s2,s99")
+		a, err := h.Open("k1", fa, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := h.Open("k1", fb, "")
+		all, _ := h.Open("k1", nil, "")
+		idx := make([]int, changed)
+		for i := range idx {
+			idx[i] = i
+		}
+		vote(t, st, in, idx...)
+		qa, _ := a.c.take()
+		qb, _ := b.c.take()
+		qall, _ := all.c.take()
+		if len(qa) != 1 || len(qb) != 1 || &qa[0][0] != &qb[0][0] {
+			t.Fatalf("%d changed: streams following the same flags got %d and %d frames, not one shared", changed, len(qa), len(qb))
+		}
+		if want := `"flags":[{"slug":"s1","red":2},{"slug":"s2","red":2}]}`; !strings.Contains(string(qa[0]), want) {
+			t.Errorf("%d changed: frame %q, want %s", changed, qa[0], want)
+		}
+		if len(qall) != 1 || strings.Count(string(qall[0]), `"slug"`) != changed {
+			t.Errorf("%d changed: the stream of every flag got %q", changed, qall)
+		}
+	}
+}
+
+// A stream whose queue is full is ended as too slow, the others not; what
+// it holds stays within the bound.
+func TestFullQueueEnds(t *testing.T) {
+	h, st, in := testHub(t, 10, Options{Buffer: 3})
+	slow, _ := h.Open("k1", nil, "")
+	fast, _ := h.Open("k1", nil, "")
+	for range 5 {
+		vote(t, st, in, 0)
+		fast.c.take()
+		if n := len(slow.c.queue); n > 3 {
+			t.Fatalf("the slow stream holds %d events, over 3", n)
+		}
+	}
+	if _, why := slow.c.take(); why != ReasonTooSlow {
+		t.Errorf("slow stream ended %q, want too_slow", why)
+	}
+	if _, why := fast.c.take(); why != "" {
+		t.Errorf("fast stream ended %q", why)
+	}
+}
+
+// The ring keeps the latest events: an id within it resumes, one before
+// its oldest event gets resync.
+func TestResumeWithinRing(t *testing.T) {
+	h, st, in := testHub(t, 10, Options{History: 2})
+	first := h.positionNow()
+	vote(t, st, in, 1)
+	mid := h.positionNow()
+	vote(t, st, in, 2)
+	vote(t, st, in, 3)
+	s, _ := h.Open("k1", nil, mid)
+	if o := string(s.opening); strings.Contains(o, "resync") || !strings.Contains(o, `"s2"`) || !strings.Contains(o, `"s3"`) {
+		t.Errorf("resuming after %s: %q", mid, o)
+	}
+	s, _ = h.Open("k1", nil, first)
+	if o := string(s.opening); !strings.Contains(o, "event: resync") || strings.Contains(o, "votes") {
+		t.Errorf("resuming after an evicted event: %q", o)
+	}
+}
+
+func (h *Hub) positionNow() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return positionID(h.epoch, h.gen)
+}
+
+// A key swap that drops a key ends its streams; a key's streams are
+// bounded; a closed hub refuses.
+func TestKeysAndBounds(t *testing.T) {
+	h, st, _ := testHub(t, 1, Options{MaxPerKey: 2})
+	a, _ := h.Open("k1", nil, "")
+	if _, err := h.Open("k1", nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Open("k1", nil, ""); err != ErrKeyBusy {
+		t.Errorf("third stream of a key: %v, want ErrKeyBusy", err)
+	}
+	if _, err := h.Open("k2", nil, ""); err != ErrRevoked {
+		t.Errorf("stream of an unknown key: %v, want ErrRevoked", err)
+	}
+	st.SetKeys(memstore.NewKeySet(nil, nil, time.Now()))
+	if _, why := a.c.take(); why != ReasonRevoked {
+		t.Errorf("after the key swap the stream ended %q, want revoked", why)
+	}
+	h.Close()
+	if _, err := h.Open("k1", nil, ""); err != ErrClosed {
+		t.Errorf("after Close: %v, want ErrClosed", err)
+	}
+}
