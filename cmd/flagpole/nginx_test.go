@@ -162,3 +162,90 @@ func TestNginxClientAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestNginxStream: a live stream through nginx (its default buffering on,
+// as an operator's configuration has it) reaches the client event by
+// event: the opening's ready event at once, and a vote written after it
+// opened, with hour-long schedules, so only the database's wake-up and an
+// unbuffered proxy can bring it in time.
+func TestNginxStream(t *testing.T) {
+	dbURL := loadertest.URL(t, loader.SQLite)
+	mustRun(t, "seed", "--db", dbURL, "--flags", "20", "--users", "5", "--days", "2")
+	key := strings.TrimSpace(mustRun(t, "keys", "create", "--db", dbURL, "--name", "nginx-stream", "--limit", "1000"))
+	var bases []string
+	for i := 0; i < 2; i++ {
+		p := startProc(t, append([]string{"--db", dbURL, "--addr", "127.0.0.1:0"}, hourly...)...)
+		p.wait(t)
+		until(t, p.base+" ready", 60*time.Second, func() bool { s, _ := readyz(p.base); return s == 200 })
+		bases = append(bases, p.base)
+	}
+	base := startNginx(t, "127.0.0.1", bases...)
+	ldb, err := loader.Open(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ldb.Close()
+	var id, slug string
+	if err := ldb.QueryRow("SELECT id, slug FROM flags WHERE status = 'APPROVED' ORDER BY id LIMIT 1").Scan(&id, &slug); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, base+"/api/public/stream?slug="+slug, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := (&http.Client{}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("stream through nginx: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	lines := make(chan string, 64)
+	go func() {
+		defer close(lines)
+		buf := make([]byte, 4096)
+		var part string
+		for {
+			n, err := resp.Body.Read(buf)
+			part += string(buf[:n])
+			for {
+				l, rest, ok := strings.Cut(part, "\n")
+				if !ok {
+					break
+				}
+				lines <- l
+				part = rest
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	expect := func(prefix string) string {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("the stream closed before a line %q", prefix)
+				}
+				if strings.HasPrefix(l, prefix) {
+					return l
+				}
+			case <-deadline:
+				t.Fatalf("no line %q through nginx within 10 s", prefix)
+			}
+		}
+	}
+	expect("event: ready")
+	if _, err := ldb.Exec("INSERT INTO users (id) VALUES ('nginx-voter')"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ldb.Exec("INSERT INTO votes (flag_id, user_id, color) VALUES (?, 'nginx-voter', 'red')", id); err != nil {
+		t.Fatal(err)
+	}
+	expect("event: votes")
+	if data := expect("data: "); !strings.Contains(data, `"slug":"`+slug+`"`) {
+		t.Errorf("the votes event names another flag: %s", data)
+	}
+}
