@@ -352,7 +352,9 @@ func (l *Loader) Run(ctx context.Context, fs, ks cron.Schedule, ready func()) er
 // them on each ring until ctx ends.
 func (l *Loader) runKeys(ctx context.Context, wake <-chan struct{}, first chan<- struct{}) {
 	if retry(ctx, wake, func() error { return withTimeout(ctx, time.Minute, l.LoadKeys) },
-		func(err error, wait time.Duration) { l.logErr(err, "first key load failed; retrying", "in_ms", wait.Milliseconds()) }) != nil {
+		func(err error, wait time.Duration) {
+			l.logErr(err, "first key load failed; retrying", "in_ms", wait.Milliseconds())
+		}) != nil {
 		return
 	}
 	l.opt.Log.Info("keys loaded", "keys", l.store.Keys().Len())
@@ -372,7 +374,9 @@ func (l *Loader) runKeys(ctx context.Context, wake <-chan struct{}, first chan<-
 // loads what changed on each ring until ctx ends.
 func (l *Loader) runFlags(ctx context.Context, wake chan struct{}, first chan<- struct{}) error {
 	if err := retry(ctx, wake, func() error { return withTimeout(ctx, 5*time.Minute, l.LoadFlagsOnly) },
-		func(err error, wait time.Duration) { l.logErr(err, "first load failed; retrying", "in_ms", wait.Milliseconds()) }); err != nil {
+		func(err error, wait time.Duration) {
+			l.logErr(err, "first load failed; retrying", "in_ms", wait.Milliseconds())
+		}); err != nil {
 		return err
 	}
 	st := l.Status()
@@ -380,7 +384,9 @@ func (l *Loader) runFlags(ctx context.Context, wake chan struct{}, first chan<- 
 		"duration_ms", st.LastDuration.Milliseconds())
 	close(first)
 	if err := retry(ctx, nil, func() error { return withTimeout(ctx, 5*time.Minute, l.LoadFlags) },
-		func(err error, wait time.Duration) { l.logErr(err, "trend history load failed; retrying", "in_ms", wait.Milliseconds()) }); err != nil {
+		func(err error, wait time.Duration) {
+			l.logErr(err, "trend history load failed; retrying", "in_ms", wait.Milliseconds())
+		}); err != nil {
 		return err
 	}
 	st = l.Status()
