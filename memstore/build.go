@@ -54,7 +54,6 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 	if err := s.lookups(prev, d); err != nil {
 		return nil, err
 	}
-	s.recordChanges(prev, d)
 	s.attributes(prev, d)
 	s.buildOrders(prev, d)
 	s.buildCounts(prev, d, ch.Aggregates)
@@ -63,6 +62,8 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 		s.compactLexicon()
 		s.search = buildSearch(s.flags, s.lexicon)
 	}
+	// After compactLexicon, which may put copies in the flags' places.
+	s.recordChanges(prev, d)
 	return s, nil
 }
 
