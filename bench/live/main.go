@@ -42,13 +42,12 @@ import (
 )
 
 type opts struct {
-	bin, db            string
-	instances          int
-	rate               int
-	duration, idle     time.Duration
-	samples, revokes   int
-	streams            int
-	streamPort, stride int
+	bin, db          string
+	instances        int
+	rate             int
+	duration, idle   time.Duration
+	samples, revokes int
+	streams          int
 }
 
 func main() {
