@@ -2,15 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,10 +30,10 @@ func measureStreams(o opts, db *sql.DB, in *instance, key string, ids, slugs []s
 	rssBefore := rss(in)
 	flagsWithout := flagsThroughput(in, key, 5*time.Second)
 	host := strings.TrimPrefix(in.base, "http://")
-	var arrivals sync.Map // slug -> *sync.Map of stream index -> time
+	w := &watch{arrived: make([]atomic.Int64, o.streams)}
 	var open atomic.Int64
-	conns := make([]net.Conn, 0, o.streams)
 	var mu sync.Mutex
+	var conns []net.Conn
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 64)
 	for i := 0; i < o.streams; i++ {
@@ -47,8 +46,8 @@ func measureStreams(o opts, db *sql.DB, in *instance, key string, ids, slugs []s
 			if err != nil {
 				return
 			}
-			fmt.Fprintf(c, "GET /api/public/stream HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nAccept: text/event-stream\r\n\r\n", host, key)
-			r := bufio.NewReaderSize(c, 4096)
+			fmt.Fprintf(c, "GET /api/public/stream HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", host, key)
+			r := bufio.NewReaderSize(c, 16<<10)
 			status, err := r.ReadString('\n')
 			if err != nil || !strings.Contains(status, " 200 ") {
 				c.Close()
@@ -58,81 +57,92 @@ func measureStreams(o opts, db *sql.DB, in *instance, key string, ids, slugs []s
 			conns = append(conns, c)
 			mu.Unlock()
 			open.Add(1)
-			go readStream(r, i, &arrivals)
+			go w.read(r, i)
 		}()
 	}
 	wg.Wait()
-	runtime.GC()
-	time.Sleep(2 * time.Second)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	time.Sleep(3 * time.Second)
 	rssOpen := rss(in)
 	flagsWith := flagsThroughput(in, key, 5*time.Second)
 	var delays []time.Duration
-	const samples = 50
+	const samples = 40
+	missed := 0
 	for s := 0; s < samples; s++ {
 		i := pick(len(ids))
+		w.expect(slugs[i])
 		if _, err := vote(db, ids[i], "red"); err != nil {
 			return err
 		}
 		committed := time.Now()
 		deadline := committed.Add(10 * time.Second)
-		for time.Now().Before(deadline) {
-			if m, ok := arrivals.Load(slugs[i]); ok && count(m.(*sync.Map)) >= int(open.Load()) {
-				break
-			}
+		for time.Now().Before(deadline) && w.count() < int(open.Load()) {
 			time.Sleep(5 * time.Millisecond)
 		}
-		if m, ok := arrivals.Load(slugs[i]); ok {
-			m.(*sync.Map).Range(func(_, v any) bool {
-				if t := v.(time.Time); t.After(committed) {
-					delays = append(delays, t.Sub(committed))
-				}
-				return true
-			})
-			arrivals.Delete(slugs[i])
+		for k := range w.arrived {
+			if t := w.arrived[k].Load(); t > 0 {
+				delays = append(delays, time.Unix(0, t).Sub(committed))
+			}
 		}
-		time.Sleep(200 * time.Millisecond)
+		missed += int(open.Load()) - w.count()
+		time.Sleep(300 * time.Millisecond)
 	}
-	emit(map[string]any{"streams": open.Load(), "deliveries": len(delays), "deliveryP50ms": pct(delays, 50),
-		"deliveryP99ms": pct(delays, 99), "rssBeforeMB": rssBefore >> 20, "rssOpenMB": rssOpen >> 20,
-		"bytesPerStream":        (rssOpen - rssBefore) / max(open.Load(), 1),
+	ended := 0
+	for k := range w.ended {
+		if w.ended[k].Load() {
+			ended++
+		}
+	}
+	emit(map[string]any{"streams": open.Load(), "deliveries": len(delays), "missed": missed, "endedEarly": ended,
+		"deliveryP50ms": pct(delays, 50), "deliveryP99ms": pct(delays, 99), "rssBeforeMB": rssBefore >> 20,
+		"rssOpenMB": rssOpen >> 20, "bytesPerStream": (rssOpen - rssBefore) / max(open.Load(), 1),
 		"flagsReqPerSecWithout": flagsWithout, "flagsReqPerSecWith": flagsWith, "flagsWithOverWithout": flagsWith / flagsWithout})
-	for _, c := range conns {
-		c.Close()
-	}
 	return nil
 }
 
-func count(m *sync.Map) int {
-	n := 0
-	m.Range(func(_, _ any) bool { n++; return true })
-	return n
+// watch notes when each stream brings a votes event naming the slug it
+// is told to expect.
+type watch struct {
+	target  atomic.Pointer[string]
+	arrived []atomic.Int64 // Unix ns, 0: not yet
+	ended   [1 << 16]atomic.Bool
+	n       atomic.Int64
 }
 
-// readStream notes, for each votes event, when it arrived, by slug.
-func readStream(r *bufio.Reader, idx int, arrivals *sync.Map) {
+func (w *watch) expect(slug string) {
+	for k := range w.arrived {
+		w.arrived[k].Store(0)
+	}
+	w.n.Store(0)
+	needle := `"slug":"` + slug + `"`
+	w.target.Store(&needle)
+}
+
+func (w *watch) count() int { return int(w.n.Load()) }
+
+func (w *watch) read(r *bufio.Reader, idx int) {
 	event := ""
+	inData := false // a long data line arrives in several chunks
 	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
+		chunk, err := r.ReadSlice('\n')
+		if err != nil && err != bufio.ErrBufferFull {
+			w.ended[idx%len(w.ended)].Store(true)
 			return
 		}
-		line = strings.TrimRight(line, "\r\n")
+		start := !inData
+		inData = err == bufio.ErrBufferFull
 		switch {
-		case strings.HasPrefix(line, "event:"):
-			event = strings.TrimSpace(line[6:])
-		case strings.HasPrefix(line, "data:") && event == "votes":
-			now := time.Now()
-			var ev struct {
-				Flags []struct{ Slug string } `json:"flags"`
+		case start && bytes.HasPrefix(chunk, []byte("event: ")):
+			event = string(bytes.TrimSpace(chunk[7:]))
+		case event == "votes" && (!start || bytes.HasPrefix(chunk, []byte("data: "))):
+			if t := w.target.Load(); t != nil && bytes.Contains(chunk, []byte(*t)) && w.arrived[idx].Load() == 0 {
+				w.arrived[idx].Store(time.Now().UnixNano())
+				w.n.Add(1)
 			}
-			if json.Unmarshal([]byte(strings.TrimSpace(line[5:])), &ev) == nil {
-				for _, f := range ev.Flags {
-					m, _ := arrivals.LoadOrStore(f.Slug, &sync.Map{})
-					m.(*sync.Map).LoadOrStore(idx, now)
-				}
-			}
-		case line == "":
-			event = ""
 		}
 	}
 }
