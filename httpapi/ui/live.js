@@ -129,6 +129,7 @@ export function follow(slug, { onVotes, onResync, onState }) {
         onRetry: (ms) => { retryMs = Math.min(ms, MAX_WAIT); },
         onEvent: event,
       });
+      clearTimeout(watchdog);
       if (ctrl && ctrl.signal === signal) ctrl = null;
       later(); // the server closed the stream (after an end event, or not)
     } catch (err) {

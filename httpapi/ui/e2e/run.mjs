@@ -641,6 +641,34 @@ async function main() {
         'the page was neither reloaded nor drawn anew');
       check(sent.length === 0, `the counts came by the open stream, with no request: ${sent.join(', ')}`);
       check(await page.getAttribute('#live-label', 'data-state') === 'live', 'still live');
+
+      // A hidden tab closes its stream; shown again, it resumes after the last
+      // event it read (lastEventId), so a vote written meanwhile shows. The
+      // page is told it is hidden the way the browser tells it: document.hidden
+      // and a visibilitychange event.
+      const setHidden = (hidden) => page.evaluate((hide) => {
+        if (hide) Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+        else delete document.hidden; // back to the browser's own
+        document.dispatchEvent(new Event('visibilitychange'));
+      }, hidden);
+      let aborted = 0;
+      const onFailed = (req) => { if (req.url().includes('/api/public/stream?')) aborted += 1; };
+      page.on('requestfailed', onFailed);
+      const resumed = await counted(async () => {
+        await setHidden(true);
+        await page.waitForSelector('#live-label[data-state="paused"]');
+        await waitFor('the stream to be closed', () => aborted === 1, 5000, 50);
+        db = await addVotes(srv, slug, 'green', 2);
+        await sleep(600); // the server reads the change; the page, hidden, does not hear of it
+        check((await shown()).green === after.green, 'a hidden page follows nothing');
+        await setHidden(false);
+        await waitFor('the missed green votes to show', async () => (await shown()).green === db.green, 5000, 50);
+        await page.waitForSelector('#live-label[data-state="live"]');
+      });
+      page.off('requestfailed', onFailed);
+      check(resumed.length === 1 && /[?&]lastEventId=[^&]+/.test(resumed[0]),
+        `shown again, the page opens one stream that resumes after its last event: ${resumed.join(', ')}`);
+      log(`  hidden, then shown: green ${after.green} -> ${(await shown()).green} through ${resumed[0]}`);
     });
 
     await step('language', async () => {
