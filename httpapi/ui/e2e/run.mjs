@@ -5,7 +5,8 @@
 // chromium (/usr/bin/chromium, never a downloaded browser) headless through
 // playwright-core: welcome, key, list with every filter and paging, search
 // in Turkish (with highlighted matches), a flag with its trend chart, its
-// vote bar following a vote written to the database live, the language
+// vote bar following a vote written to the database live (and resuming
+// after a hidden tab, and waiting out a refused stream), the language
 // switch, the 401 and 429 messages, a key of 10 requests a minute
 // browsing without a 429, and the reference (Scalar) with its sidebar,
 // search, samples and "try it".
@@ -694,6 +695,27 @@ async function main() {
       check((await text('#summary')).includes('sonuç'), 'the search summary is Turkish');
       check((await text('#flags li.flag .flag-text')).includes('Yaşlı'), 'the flags are in Turkish');
     });
+
+    await step('live-refused', async () => {
+      // A stream the server refuses (503, as when it holds all the streams it
+      // may) leaves the page as it was, counts shown and no message, and is
+      // tried again after the Retry-After.
+      await page.route('**/api/public/stream?**', (route) => route.fulfill({
+        status: 503, headers: { 'Retry-After': '1', 'Content-Type': 'application/problem+json' },
+        body: JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503,
+          detail: 'the server holds the most live streams it may; try again in a moment', code: 'unavailable' }),
+      }));
+      await page.click('#flags li.flag:nth-child(2) a');
+      await page.waitForSelector('#live-label[data-state="retrying"]');
+      const said = await page.locator('#live-text').textContent(); // innerText is upper-cased, and İ/ı do not fold under /i
+      check(said.startsWith('Canlı değil'), `the label says the counts are not live: ${said}`);
+      check(/\d/.test(await text('#live [data-n="total"]')), 'the counts are shown');
+      check(await page.locator('#notice').isHidden(), 'no message for a refused stream');
+      await page.unroute('**/api/public/stream?**');
+      await page.waitForSelector('#live-label[data-state="live"]', { timeout: 10_000 });
+      await page.goBack();
+      await settled();
+    }, { allow: /status of 503/ });
 
     await step('bad-key', async () => {
       await page.selectOption('#lang', 'de');
