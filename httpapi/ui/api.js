@@ -12,6 +12,9 @@
 //   those alone when the server has no rate_limit route).
 //
 // Errors come back as ApiError with a kind the page turns into a message.
+//
+// stream() reads the live stream of vote counts (Server-Sent Events over
+// fetch); live.js keeps one open for the flag on screen.
 
 const STORE = 'flagpole.key';
 const CACHE = 'flagpole.cache.v1';
@@ -204,6 +207,15 @@ async function send(url, key, kept) {
     return body;
   }
 
+  const err = await refusal(res);
+  if (err.kind === 'ratelimited' && budget.value) {
+    setBudget({ ...budget.value, remaining: 0, reset: Math.floor(Date.now() / 1000) + err.retryAfter });
+  }
+  throw err;
+}
+
+// refusal reads an answer that is not 2xx (or 304) as an ApiError.
+async function refusal(res) {
   let problem = {};
   try { problem = await res.json(); } catch { /* not JSON */ }
   const detail = problem.detail || res.statusText;
@@ -211,18 +223,93 @@ async function send(url, key, kept) {
   switch (res.status) {
     case 401: {
       const challenge = res.headers.get('WWW-Authenticate') || '';
-      throw new ApiError(challenge.includes('invalid_token') ? 'badkey' : 'nokey', { status: 401, detail });
+      return new ApiError(challenge.includes('invalid_token') ? 'badkey' : 'nokey', { status: 401, detail });
     }
     case 404:
-      throw new ApiError('notfound', { status: 404, detail });
-    case 429: {
-      const limit = budget.value ? budget.value.limit : 0;
-      if (budget.value) setBudget({ ...budget.value, remaining: 0, reset: Math.floor(Date.now() / 1000) + retryAfter });
-      throw new ApiError('ratelimited', { status: 429, detail, retryAfter, limit });
-    }
+      return new ApiError('notfound', { status: 404, detail });
+    case 429:
+      return new ApiError('ratelimited', { status: 429, detail, retryAfter, limit: budget.value ? budget.value.limit : 0 });
     case 503:
-      throw new ApiError('unavailable', { status: 503, detail, retryAfter });
+      return new ApiError('unavailable', { status: 503, detail, retryAfter });
     default:
-      throw new ApiError('http', { status: res.status, detail });
+      return new ApiError('http', { status: res.status, detail });
+  }
+}
+
+// keep puts body in the cache as the answer of path (params none) now, with
+// no ETag: what a live event told is newer than the kept answer, and the next
+// request past maxAge asks for the whole answer again.
+export function keep(path, body) {
+  remember(apiURL(path, {}), { etag: '', body, at: Date.now() });
+}
+
+// ---------- the live stream ----------
+
+// stream reads GET /api/public/stream with params (empty values left out)
+// as Server-Sent Events, read from fetch's body (an EventSource cannot send
+// Authorization): onOpen() once the server has answered 200, then
+// onEvent({type, data, id}) for each event (data parsed as JSON when it
+// is; id the stream's last event id so far), onRetry(ms) for a retry: line
+// and onBeat() for anything read, comments (the server's pings) included.
+// It resolves when the server closes the body, rejects with an ApiError
+// when the stream is refused (no budget change on a 429: the key's bound of
+// streams is not its budget), with AbortError when signal aborts, and with
+// ApiError('network') when the connection drops.
+export async function stream(params, { signal, onOpen, onEvent, onRetry, onBeat } = {}) {
+  const key = getKey();
+  if (!key) throw new ApiError('nokey');
+  let res;
+  try {
+    res = await fetch(apiURL('stream', params), {
+      headers: { Authorization: 'Bearer ' + key, Accept: 'text/event-stream' }, cache: 'no-store', signal,
+    });
+  } catch (err) {
+    if (signal && signal.aborted) throw err;
+    throw new ApiError('network');
+  }
+  budgetFromHeaders(res, 'headers');
+  if (!res.ok || !res.body) throw await refusal(res);
+  if (onOpen) onOpen();
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  const sse = { type: '', data: [], id: '' };
+  let rest = '';
+  const line = (l) => {
+    if (l === '') { // the end of an event
+      if (sse.data.length && onEvent) {
+        const raw = sse.data.join('\n');
+        let data = raw;
+        try { data = JSON.parse(raw); } catch { /* not JSON: the text */ }
+        onEvent({ type: sse.type || 'message', data, id: sse.id });
+      }
+      sse.type = '';
+      sse.data = [];
+      return;
+    }
+    if (l[0] === ':') return; // a comment: a ping
+    const colon = l.indexOf(':');
+    const field = colon < 0 ? l : l.slice(0, colon);
+    let value = colon < 0 ? '' : l.slice(colon + 1);
+    if (value[0] === ' ') value = value.slice(1);
+    if (field === 'event') sse.type = value;
+    else if (field === 'data') sse.data.push(value);
+    else if (field === 'id' && !value.includes('\0')) sse.id = value;
+    else if (field === 'retry' && /^\d+$/.test(value) && onRetry) onRetry(+value);
+  };
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      if (onBeat) onBeat();
+      rest += value;
+      // Lines end at \r\n, \n or \r; a \r at the end may be half of a \r\n.
+      const parts = rest.split(/\r\n|\n|\r(?!$)/);
+      rest = parts.pop();
+      for (const l of parts) line(l);
+    }
+  } catch (err) {
+    if (signal && signal.aborted) throw err;
+    throw new ApiError('network');
+  } finally {
+    reader.releaseLock();
   }
 }

@@ -7,14 +7,17 @@
 // single call gives), what is loaded is reused (api.js keeps every answer
 // with its ETag), the categories and regions load only when the filters or
 // the overview are opened, a search waits for a pause in the typing, and the
-// budget is read from the free /api/public/rate_limit.
-import { api, cached, ApiError, getKey, setKey, onQuota, refreshQuota } from './api.js';
+// budget is read from the free /api/public/rate_limit. A flag on screen
+// follows its votes live through one stream (live.js), which costs one
+// request when it opens and none for what it sends.
+import { api, cached, keep, ApiError, getKey, setKey, onQuota, refreshQuota } from './api.js';
 import {
   t, tn, lang, setLang, onLang, LANGS, langName, text, category, context, region,
   num, compact, signed, percent, date, day,
 } from './i18n.js';
 import { h, replace } from './dom.js';
 import { drawTrend } from './chart.js';
+import { follow } from './live.js';
 
 const SORTS = ['net', 'total', 'controversial', 'newest'];
 const DEFAULT_ORDER = { net: 'asc', total: 'desc', controversial: 'desc', newest: 'desc' };
@@ -30,6 +33,9 @@ const SEARCH_MIN = 2; // characters (code points) after trimming, as the API wan
 // server's snapshot moves every few seconds; the lists of categories and
 // regions hardly ever.
 const FRESH = { list: 30_000, flag: 30_000, trend: 120_000, stats: 60_000, lists: 10 * 60_000 };
+// A screen reader hears the live counts at most this often (ms): the last
+// change of each pause, not every change.
+const SAY_EVERY = 15_000;
 
 const $ = (id) => document.getElementById(id);
 const viewEl = $('view');
@@ -323,20 +329,23 @@ function fill(sentence, nodes) {
 
 // ---------- shared pieces ----------
 
-function badge(dominant) {
-  return h('span', { class: 'badge ' + dominant }, t('dom.' + dominant));
+function badge(dominant, id) {
+  return h('span', { class: 'badge ' + dominant, id }, t('dom.' + dominant));
 }
 
 function voteBar(votes, big) {
-  const bar = h('div', { class: 'votebar' + (big ? ' big' : ''), role: 'img',
-    'aria-label': `${num(votes.red)} ${t('flag.red')}, ${num(votes.green)} ${t('flag.green')}` });
-  const red = h('span', { class: 'r' });
-  const green = h('span', { class: 'g' });
-  const share = votes.total ? (votes.red / votes.total) * 100 : 50;
-  red.style.width = share + '%';
-  green.style.width = 100 - share + '%';
-  bar.append(red, green);
+  const bar = h('div', { class: 'votebar' + (big ? ' big' : ''), role: 'img', id: big ? 'votebar' : null },
+    h('span', { class: 'r' }), h('span', { class: 'g' }));
+  setVoteBar(bar, votes);
   return bar;
+}
+
+// setVoteBar moves a vote bar to these votes, in place.
+function setVoteBar(bar, votes) {
+  bar.setAttribute('aria-label', `${num(votes.red)} ${t('flag.red')}, ${num(votes.green)} ${t('flag.green')}`);
+  const share = votes.total ? (votes.red / votes.total) * 100 : 50;
+  bar.querySelector('.r').style.width = share + '%';
+  bar.querySelector('.g').style.width = 100 - share + '%';
 }
 
 function regionChip(code) {
@@ -826,6 +835,10 @@ function flagView(route) {
   let trend = null; // 90 days
   let chart = null;
   let ctrl = null;
+  let live = null; // the live stream of slug, once the flag is loaded
+  let liveState = 'connecting';
+  let said = 0; // when the live counts were last put in the status region
+  let sayTimer = 0;
   const root = h('article', { class: 'flag-page' });
   const chartEl = h('div', { class: 'chart', id: 'chart' });
   const resize = new ResizeObserver(() => { if (chart && chartEl.clientWidth) chart.resize(chartEl.clientWidth); });
@@ -849,19 +862,23 @@ function flagView(route) {
     replace(root,
       h('header', { class: 'card flag-head' },
         h('div', { class: 'flag-tags' },
-          badge(flag.dominant),
+          badge(flag.dominant, 'flag-badge'),
           h('span', { class: 'chip' }, category(flag.category)),
           regionChip(flag.region),
           (flag.contexts || []).map((c) => h('span', { class: 'chip soft' }, context(c)))),
         h('h1', { id: 'flag-title', lang: lang() }, text(flag.text)),
         desc && h('p', { class: 'desc', id: 'flag-desc' }, desc),
-        h('p', { class: 'live-label', id: 'live-label' }, h('span', { class: 'live-dot', 'aria-hidden': 'true' }), t('flag.live')),
+        h('p', { class: 'live-label', id: 'live-label', dataset: { state: liveState } },
+          h('span', { class: 'live-dot', 'aria-hidden': 'true' }), h('span', { id: 'live-text' }, t('live.' + liveState))),
         h('div', { class: 'flag-votes-big', id: 'live' },
-          h('div', { class: 'vote r' }, h('b', {}, num(v.red)), h('span', {}, t('flag.red'), ' · ', pct(v.red))),
-          h('div', { class: 'vote g' }, h('b', {}, num(v.green)), h('span', {}, t('flag.green'), ' · ', pct(v.green))),
-          h('div', { class: 'vote' }, h('b', {}, num(v.total)), h('span', {}, t('flag.total'))),
-          h('div', { class: 'vote n' }, h('b', {}, signed(v.net)), h('span', {}, t('flag.net')))),
-        voteBar(v, true)),
+          h('div', { class: 'vote r' }, h('b', { dataset: { n: 'red' } }, num(v.red)),
+            h('span', {}, t('flag.red'), ' · ', h('span', { dataset: { p: 'red' } }, pct(v.red)))),
+          h('div', { class: 'vote g' }, h('b', { dataset: { n: 'green' } }, num(v.green)),
+            h('span', {}, t('flag.green'), ' · ', h('span', { dataset: { p: 'green' } }, pct(v.green)))),
+          h('div', { class: 'vote' }, h('b', { dataset: { n: 'total' } }, num(v.total)), h('span', {}, t('flag.total'))),
+          h('div', { class: 'vote n' }, h('b', { dataset: { n: 'net' } }, signed(v.net)), h('span', {}, t('flag.net')))),
+        voteBar(v, true),
+        h('p', { class: 'sr-only', id: 'live-status', role: 'status' })),
       h('section', { class: 'card trend', 'aria-labelledby': 'trend-title' },
         h('div', { class: 'card-head' }, h('h2', { id: 'trend-title' }, t('flag.trend')), daysSeg),
         chartEl,
@@ -881,6 +898,99 @@ function flagView(route) {
         h('dt', {}, 'id'), h('dd', {}, h('code', {}, flag.id))),
     );
     drawChart(shown);
+  }
+
+  // drawVotes shows flag's votes and dominant colour in the drawn page, in
+  // place: the numbers' text, the bar's widths, the badge.
+  function drawVotes() {
+    const v = flag.votes;
+    const figs = root.querySelector('#live');
+    if (!figs) return;
+    const set = (sel, s) => { const el = figs.querySelector(sel); if (el && el.textContent !== s) el.textContent = s; };
+    set('[data-n="red"]', num(v.red));
+    set('[data-n="green"]', num(v.green));
+    set('[data-n="total"]', num(v.total));
+    set('[data-n="net"]', signed(v.net));
+    set('[data-p="red"]', percent(v.total ? v.red / v.total : 0));
+    set('[data-p="green"]', percent(v.total ? v.green / v.total : 0));
+    setVoteBar(root.querySelector('#votebar'), v);
+    const b = root.querySelector('#flag-badge');
+    b.className = 'badge ' + flag.dominant;
+    b.textContent = t('dom.' + flag.dominant);
+  }
+
+  // say puts the live counts in the polite status region, at most once per
+  // SAY_EVERY: a flag voted on every second does not talk all the time.
+  function say() {
+    const wait = said + SAY_EVERY - Date.now();
+    if (wait > 0) {
+      if (!sayTimer) sayTimer = setTimeout(() => { sayTimer = 0; say(); }, wait);
+      return;
+    }
+    said = Date.now();
+    const el = root.querySelector('#live-status');
+    const v = flag.votes;
+    if (el) el.textContent = t('live.changed', { red: num(v.red), green: num(v.green), net: signed(v.net) });
+  }
+
+  function drawLive() {
+    const label = root.querySelector('#live-label');
+    if (!label) return;
+    label.dataset.state = liveState;
+    label.querySelector('#live-text').textContent = t('live.' + liveState);
+  }
+
+  // followLive opens the live stream of slug, unless it is open.
+  function followLive() {
+    if (live && live.slug === slug) return;
+    stopLive();
+    const s = slug;
+    const path = 'flag/' + encodeURIComponent(s);
+    live = follow(s, {
+      onVotes(item) {
+        if (s !== slug || !flag) return;
+        flag = { ...flag, votes: item.votes, dominant: item.dominant };
+        if (full) keep(path, flag); // a flag shown again starts from these counts
+        if (seen.has(s)) seen.set(s, { ...seen.get(s), votes: item.votes, dominant: item.dominant });
+        drawVotes();
+        say();
+      },
+      onResync() { if (s === slug) resync(); },
+      onState(state) {
+        if (s !== slug) return;
+        liveState = state;
+        drawLive();
+      },
+    });
+    live.slug = s;
+  }
+
+  function stopLive() {
+    if (live) live.close();
+    live = null;
+    clearTimeout(sayTimer);
+    sayTimer = 0;
+    liveState = 'connecting';
+  }
+
+  // resync reads the flag again when the stream cannot say what was missed.
+  async function resync() {
+    const s = slug;
+    try {
+      const f = await api('flag/' + encodeURIComponent(s), {}, { maxAge: 0 });
+      if (s !== slug || !live) return;
+      flag = f;
+      full = true;
+      drawVotes();
+    } catch (err) {
+      if (s !== slug) return;
+      if (err instanceof ApiError && err.kind === 'notfound') {
+        stopLive();
+        replace(root, h('div', { class: 'card empty' }, t('flag.notFound')));
+        return;
+      }
+      failed(err, resync);
+    }
   }
 
   function drawChart(shown) {
@@ -914,8 +1024,10 @@ function flagView(route) {
       document.title = text(flag.text) + ' · flagpole';
       settleNotice();
       draw();
+      followLive();
     } catch (err) {
       if (err instanceof ApiError && err.kind === 'notfound') {
+        stopLive();
         replace(root, h('div', { class: 'card empty' }, t('flag.notFound')));
         return;
       }
@@ -933,6 +1045,7 @@ function flagView(route) {
   function update(r) {
     const d = DAYS.includes(+r.params.get('days')) ? +r.params.get('days') : 30;
     if (r.slug !== slug) {
+      stopLive();
       slug = r.slug;
       days = d;
       load();
@@ -950,6 +1063,7 @@ function flagView(route) {
     reload: () => load(true),
     destroy() {
       if (ctrl) ctrl.abort();
+      stopLive();
       if (chart) chart.destroy();
       resize.disconnect();
       document.title = t('app.title');

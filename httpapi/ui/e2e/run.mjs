@@ -4,15 +4,17 @@
 // run from the repository root), reads the printed key, then drives Debian's
 // chromium (/usr/bin/chromium, never a downloaded browser) headless through
 // playwright-core: welcome, key, list with every filter and paging, search
-// in Turkish (with highlighted matches), a flag with its trend chart, the
-// language switch, the 401 and 429 messages, a key of 10 requests a minute
+// in Turkish (with highlighted matches), a flag with its trend chart, its
+// vote bar following a vote written to the database live (and resuming
+// after a hidden tab, and waiting out a refused stream), the language
+// switch, the 401 and 429 messages, a key of 10 requests a minute
 // browsing without a 429, and the reference (Scalar) with its sidebar,
 // search, samples and "try it".
 //
 // It counts the API requests the explorer sends (playwright's request
 // events; the free /api/public/rate_limit apart): opening the list costs 1,
-// a search typed slowly at most 2, a flag 2 (the flag and its trend), going
-// back 0. axe-core runs in both pages, light and dark, at 1280 and 390 px
+// a search typed slowly at most 2, a flag 2 (the flag and its trend) and
+// its live stream 1, going back 0. axe-core runs in both pages, light and dark, at 1280 and 390 px
 // wide, and any serious or critical violation fails the run.
 //
 // Every step writes screenshots/NN-step.png, and the pages at both widths
@@ -21,6 +23,9 @@
 // fails the run. Exit status 0 when all passed.
 //
 //   cd httpapi/ui/e2e && npm ci && node run.mjs
+//
+// The live step writes votes with the sqlite3 command-line shell (Debian's
+// sqlite3) into the server's database file while it serves.
 //
 // Environment: CHROMIUM (default /usr/bin/chromium), E2E_KEEP=1 keeps the
 // temporary directory, E2E_HEADED=1 shows the browser.
@@ -140,6 +145,27 @@ async function newKey(srv, name, limit) {
   return { key, spent };
 }
 
+// addVotes writes n votes of color for the flag of slug into the server's
+// SQLite file, as the site's own voting would (new users, one vote each;
+// the database's triggers move the flag's counters), and answers the flag's
+// counts after them. The server sees the change within a moment.
+async function addVotes(srv, slug, color, n) {
+  const file = srv.db.replace(/^sqlite:/, '');
+  const q = (s) => `'${String(s).replaceAll("'", "''")}'`;
+  const stamp = Date.now().toString(36);
+  const sql = ['BEGIN;'];
+  for (let i = 0; i < n; i++) {
+    const user = `e2e-live-${stamp}-${i}`;
+    sql.push(`INSERT INTO users (id) VALUES (${q(user)});`,
+      `INSERT INTO votes (flag_id, user_id, color) SELECT id, ${q(user)}, ${q(color)} FROM flags WHERE slug = ${q(slug)};`);
+  }
+  sql.push('COMMIT;', `SELECT red_count, green_count FROM flags WHERE slug = ${q(slug)};`);
+  const { stdout } = await promisify(execFile)('sqlite3', ['-bail', '-cmd', '.timeout 10000', file, sql.join('\n')]);
+  const [red, green] = stdout.trim().split('|').map(Number);
+  check(Number.isFinite(red) && Number.isFinite(green), `sqlite3 found no flag ${slug}: ${JSON.stringify(stdout)}`);
+  return { red, green };
+}
+
 // isAPI tells a request of the explorer's budget: /api/public/... except
 // the free rate_limit (and the document, which needs no key).
 const isAPI = (url) => {
@@ -151,6 +177,12 @@ const isAPI = (url) => {
 // ---------- the run ----------
 
 async function main() {
+  try {
+    await promisify(execFile)('sqlite3', ['-version']);
+  } catch {
+    log('FAILED: the live step needs the sqlite3 command-line shell (apt-get install sqlite3)');
+    process.exit(1);
+  }
   await mkdir(shotDir, { recursive: true });
   for (const f of await readdir(shotDir)) if (f.endsWith('.png')) await rm(path.join(shotDir, f));
   const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -537,8 +569,12 @@ async function main() {
         await page.waitForSelector('#chart canvas');
         await page.waitForFunction(() => Number(document.querySelector('#chart')?.dataset.points) > 0);
       });
-      check(sent.length === 2 && sent.some((u) => u.endsWith('/trend?days=90')),
+      const streams = sent.filter((u) => u.startsWith('/api/public/stream?'));
+      const reads = sent.filter((u) => !u.startsWith('/api/public/stream?'));
+      check(reads.length === 2 && reads.some((u) => u.endsWith('/trend?days=90')),
         `a flag costs 2 requests (the flag, 90 days of trend): ${sent.join(', ')}`);
+      check(streams.length === 1 && new URL(streams[0], base).searchParams.get('slug'),
+        `a flag opens one live stream of its slug: ${sent.join(', ')}`);
       titleEn = await text('#flag-title');
       check(titleEn.length > 0, 'the flag title is shown');
       check(await count('.flag-page .badge') === 1, 'the dominant badge is shown');
@@ -551,7 +587,8 @@ async function main() {
       check(axes.includes('Votes (running total)') && axes.includes('Net') && axes.includes('Day (UTC)'), `the axes are titled: ${axes}`);
       check(await count('#chart-net canvas') === 1, 'net has a panel of its own');
       check((await text('#chart-caption')).startsWith('Snapshot of'), `at rest the chart says it shows the last snapshot: ${await text('#chart-caption')}`);
-      check(/live/i.test(await text('#live-label')), 'the header says its counts are live');
+      await page.waitForSelector('#live-label[data-state="live"]');
+      check(/^live\b/i.test(await text('#live-label')), `the header says its counts are live: ${await text('#live-label')}`);
       const days = await counted(async () => {
         await page.click('#days [data-days="90"]');
         await page.waitForFunction((n) => Number(document.querySelector('#chart')?.dataset.points) > n, pts30);
@@ -563,6 +600,76 @@ async function main() {
       await page.hover('#chart-votes .u-over', { position: { x: 40, y: 60 } });
       check(!(await text('#chart-caption')).startsWith('Snapshot of'), 'pointing at a day names that day');
       log(`  chart: ${pts30} points over 30 days, ${await page.getAttribute('#chart', 'data-points')} over 90`);
+    });
+
+    await step('live', async () => {
+      // The flag on screen follows its votes: three red votes written to the
+      // database move its numbers, bar and status without a reload or any
+      // request but the stream already open.
+      const slug = await page.evaluate(() => decodeURIComponent(location.hash.match(/^#\/flag\/([^/?]+)/)[1]));
+      const shown = () => page.evaluate(() => {
+        const n = (k) => Number(document.querySelector(`#live [data-n="${k}"]`).textContent.replace(/[^\d+-]/g, ''));
+        return {
+          red: n('red'), green: n('green'), total: n('total'), net: n('net'),
+          bar: document.querySelector('#votebar').getAttribute('aria-label'),
+          width: document.querySelector('#votebar .r').style.width,
+          status: document.querySelector('#live-status').textContent,
+        };
+      });
+      await page.waitForSelector('#live-label[data-state="live"]');
+      const before = await shown();
+      await page.evaluate(() => {
+        window.e2eSamePage = true; // gone if the page reloads
+        document.querySelector('#flag-title').dataset.e2e = 'same'; // gone if the header is drawn anew
+      });
+      let db = null;
+      let ms = 0;
+      const sent = await counted(async () => {
+        const t0 = Date.now();
+        db = await addVotes(srv, slug, 'red', 3);
+        await waitFor('the vote bar to show the 3 new red votes', async () => (await shown()).red === db.red, 5000, 50);
+        ms = Date.now() - t0;
+      });
+      const after = await shown();
+      log(`  ${slug}: red ${before.red} -> ${after.red} (the database says ${db.red}), shown ${ms} ms after the write`);
+      check(after.red === before.red + 3 && after.green === before.green && after.total === before.total + 3
+        && after.net === before.net + 3, `the numbers moved by 3 red votes: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+      check(after.bar !== before.bar && after.bar.includes(after.red.toLocaleString('en-US')),
+        `the bar's label says the new counts: ${after.bar}`);
+      check(before.green === 0 || after.width !== before.width, `the bar moved: ${before.width} -> ${after.width}`);
+      check(after.status.includes(after.red.toLocaleString('en-US')), `the polite status says the new counts: ${after.status}`);
+      check(await page.evaluate(() => window.e2eSamePage === true && document.querySelector('#flag-title').dataset.e2e === 'same'),
+        'the page was neither reloaded nor drawn anew');
+      check(sent.length === 0, `the counts came by the open stream, with no request: ${sent.join(', ')}`);
+      check(await page.getAttribute('#live-label', 'data-state') === 'live', 'still live');
+
+      // A hidden tab closes its stream; shown again, it resumes after the last
+      // event it read (lastEventId), so a vote written meanwhile shows. The
+      // page is told it is hidden the way the browser tells it: document.hidden
+      // and a visibilitychange event.
+      const setHidden = (hidden) => page.evaluate((hide) => {
+        if (hide) Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+        else delete document.hidden; // back to the browser's own
+        document.dispatchEvent(new Event('visibilitychange'));
+      }, hidden);
+      let aborted = 0;
+      const onFailed = (req) => { if (req.url().includes('/api/public/stream?')) aborted += 1; };
+      page.on('requestfailed', onFailed);
+      const resumed = await counted(async () => {
+        await setHidden(true);
+        await page.waitForSelector('#live-label[data-state="paused"]');
+        await waitFor('the stream to be closed', () => aborted === 1, 5000, 50);
+        db = await addVotes(srv, slug, 'green', 2);
+        await sleep(600); // the server reads the change; the page, hidden, does not hear of it
+        check((await shown()).green === after.green, 'a hidden page follows nothing');
+        await setHidden(false);
+        await waitFor('the missed green votes to show', async () => (await shown()).green === db.green, 5000, 50);
+        await page.waitForSelector('#live-label[data-state="live"]');
+      });
+      page.off('requestfailed', onFailed);
+      check(resumed.length === 1 && /[?&]lastEventId=[^&]+/.test(resumed[0]),
+        `shown again, the page opens one stream that resumes after its last event: ${resumed.join(', ')}`);
+      log(`  hidden, then shown: green ${after.green} -> ${(await shown()).green} through ${resumed[0]}`);
     });
 
     await step('language', async () => {
@@ -588,6 +695,27 @@ async function main() {
       check((await text('#summary')).includes('sonuç'), 'the search summary is Turkish');
       check((await text('#flags li.flag .flag-text')).includes('Yaşlı'), 'the flags are in Turkish');
     });
+
+    await step('live-refused', async () => {
+      // A stream the server refuses (503, as when it holds all the streams it
+      // may) leaves the page as it was, counts shown and no message, and is
+      // tried again after the Retry-After.
+      await page.route('**/api/public/stream?**', (route) => route.fulfill({
+        status: 503, headers: { 'Retry-After': '1', 'Content-Type': 'application/problem+json' },
+        body: JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503,
+          detail: 'the server holds the most live streams it may; try again in a moment', code: 'unavailable' }),
+      }));
+      await page.click('#flags li.flag:nth-child(2) a');
+      await page.waitForSelector('#live-label[data-state="retrying"]');
+      const said = await page.locator('#live-text').textContent(); // innerText is upper-cased, and İ/ı do not fold under /i
+      check(said.startsWith('Canlı değil'), `the label says the counts are not live: ${said}`);
+      check(/\d/.test(await text('#live [data-n="total"]')), 'the counts are shown');
+      check(await page.locator('#notice').isHidden(), 'no message for a refused stream');
+      await page.unroute('**/api/public/stream?**');
+      await page.waitForSelector('#live-label[data-state="live"]', { timeout: 10_000 });
+      await page.goBack();
+      await settled();
+    }, { allow: /status of 503/ });
 
     await step('bad-key', async () => {
       await page.selectOption('#lang', 'de');
