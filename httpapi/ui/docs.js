@@ -13,9 +13,21 @@ function rememberKey(key) {
   try { if (key && key !== storedKey()) localStorage.setItem(KEY, key); } catch { /* storage off */ }
 }
 
-// The samples: curl, JavaScript (fetch), Python (requests) and Go; every
-// other client of the menu is hidden ("target" hides all of a language,
-// "target/client" one client).
+// The samples: curl, JavaScript (fetch), Python (requests) and Go. Scalar
+// has no list of clients to show, only hiddenClients, the ones to hide: as a
+// list, "target" hides all of a language and "target/client" one client
+// (Scalar 1.72's targets and clients: c/libcurl, clojure/clj_http,
+// csharp/{httpclient,restsharp}, dart/http, fsharp/httpclient, go/native,
+// http/http1.1, java/{asynchttp,nethttp,okhttp,unirest}, julia/http,
+// kotlin/okhttp, js/{axios,fetch,jquery,ofetch,xhr},
+// node/{axios,fetch,ofetch,undici}, objc/nsurlsession, ocaml/cohttp,
+// php/{curl,guzzle,laravel}, powershell/{restmethod,webrequest},
+// python/{python3,requests,aiohttp,httpx_sync,httpx_async}, r/httr2,
+// ruby/native, rust/reqwest, shell/{curl,httpie,wget}, swift/nsurlsession).
+// Every operation's client menu offers the four left; the tabs of the
+// "Client Libraries" box are Scalar's fixed featured five (shell/curl,
+// ruby/native, node/undici, php/guzzle, python/python3) less the hidden
+// ones, so curl alone, the three others under its "More" menu.
 const HIDDEN_CLIENTS = [
   'c', 'clojure', 'csharp', 'dart', 'fsharp', 'http', 'java', 'julia', 'kotlin', 'node', 'objc', 'ocaml',
   'php', 'powershell', 'r', 'ruby', 'rust', 'swift',
@@ -31,6 +43,21 @@ function getOnly(spec) {
     delete item.head;
     delete item.options;
   }
+  return spec;
+}
+
+// endpointsFirst lists the operations before the guides, in the sidebar and
+// in the page: the guide sections are linked from the introduction, and the
+// sidebar's first screen shows every operation.
+function endpointsFirst(spec) {
+  const groups = spec['x-tagGroups'];
+  if (!Array.isArray(groups)) return spec;
+  const used = new Set();
+  for (const item of Object.values(spec.paths || {})) {
+    for (const op of Object.values(item)) for (const t of op?.tags || []) used.add(t);
+  }
+  const hasOps = (g) => (g.tags || []).some((t) => used.has(t));
+  spec['x-tagGroups'] = [...groups.filter(hasOps), ...groups.filter((g) => !hasOps(g))];
   return spec;
 }
 
@@ -73,7 +100,8 @@ function tryItPlain(spec) {
 // a11yFixes mends, as Scalar renders, what axe finds in it: a code block
 // wider than its column scrolls, so it must take focus (unless a scrolling
 // wrapper already does), and the copy buttons of code blocks have no name
-// a screen reader can read.
+// a screen reader can read. The sidebar's operations, cut to one line on
+// wide screens (docs.css), carry their whole title as a tooltip.
 function a11yFixes(root) {
   const fix = () => {
     for (const pre of root.querySelectorAll('pre')) {
@@ -85,6 +113,10 @@ function a11yFixes(root) {
     }
     // (their words are in the button, but hidden until it is hovered)
     for (const b of root.querySelectorAll('button.scalar-code-copy:not([aria-label])')) b.setAttribute('aria-label', 'Copy code');
+    for (const label of root.querySelectorAll('.t-doc__sidebar a[href*="/GET/"] > [class~="group/button-label"]')) {
+      const title = label.textContent.trim();
+      if (label.title !== title) label.title = title;
+    }
   };
   let queued = false;
   new MutationObserver(() => {
@@ -98,7 +130,7 @@ function a11yFixes(root) {
 async function start() {
   const res = await fetch('/api/public/openapi.json', { headers: { Accept: 'application/json' } });
   if (!res.ok) throw new Error('openapi.json: HTTP ' + res.status);
-  const spec = tryItPlain(getOnly(await res.json()));
+  const spec = endpointsFirst(tryItPlain(getOnly(await res.json())));
   const here = location.origin;
   const others = (spec.servers || []).filter((s) => s.url.replace(/\/+$/, '') !== here);
   spec.servers = [{ url: here, description: 'This server' }, ...others];

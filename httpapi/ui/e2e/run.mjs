@@ -911,4 +911,4 @@ async function main() {
   process.exit(failed ? 1 : 0);
 }
 
-main();
+import('./docs.mjs').then((docs) => docs.run()).then((ok) => { if (!ok) process.on('exit', () => { process.exitCode = 1; }); main(); }); // docs.mjs: the reference's samples, sidebar and menu button
