@@ -322,7 +322,6 @@ func pct(d []time.Duration, p float64) float64 {
 // instance serves them, polling each every 2 ms.
 func measureVisible(o opts, db *sql.DB, insts []*instance, key string, ids, slugs []string) error {
 	var delays []time.Duration
-	var mu sync.Mutex
 	every := o.duration / time.Duration(o.samples)
 	for s := 0; s < o.samples; s++ {
 		i := pick(len(ids))
@@ -330,25 +329,10 @@ func measureVisible(o opts, db *sql.DB, insts []*instance, key string, ids, slug
 		if err != nil {
 			return err
 		}
-		committed := time.Now()
-		var wg sync.WaitGroup
-		for _, in := range insts {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for time.Since(committed) < 30*time.Second {
-					got, _, err := redOf(in.base, key, slugs[i])
-					if err == nil && got >= red {
-						mu.Lock()
-						delays = append(delays, time.Since(committed))
-						mu.Unlock()
-						return
-					}
-					time.Sleep(2 * time.Millisecond)
-				}
-			}()
-		}
-		wg.Wait()
+		delays = append(delays, everyInstance(insts, time.Now(), func(in *instance) bool {
+			got, _, err := redOf(in.base, key, slugs[i])
+			return err == nil && got >= red
+		})...)
 		time.Sleep(every)
 	}
 	emit(map[string]any{"visible": true, "samples": len(delays), "p50ms": pct(delays, 50), "p99ms": pct(delays, 99),
@@ -360,7 +344,6 @@ func measureVisible(o opts, db *sql.DB, insts []*instance, key string, ids, slug
 // instance.
 func measureRevoke(o opts, db *sql.DB, insts []*instance) error {
 	var delays []time.Duration
-	var mu sync.Mutex
 	for r := 0; r < o.revokes; r++ {
 		secret, id, err := insertKey(db)
 		if err != nil {
@@ -377,28 +360,39 @@ func measureRevoke(o opts, db *sql.DB, insts []*instance) error {
 		if _, err := db.Exec("UPDATE api_keys SET revoked_at = now() WHERE id = $1", id); err != nil {
 			return err
 		}
-		committed := time.Now()
-		var wg sync.WaitGroup
-		for _, in := range insts {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for time.Since(committed) < 30*time.Second {
-					if _, st, _ := redOf(in.base, secret, "-"); st == 401 {
-						mu.Lock()
-						delays = append(delays, time.Since(committed))
-						mu.Unlock()
-						return
-					}
-					time.Sleep(2 * time.Millisecond)
-				}
-			}()
-		}
-		wg.Wait()
+		delays = append(delays, everyInstance(insts, time.Now(), func(in *instance) bool {
+			_, st, _ := redOf(in.base, secret, "-")
+			return st == 401
+		})...)
 	}
 	emit(map[string]any{"revocation": true, "samples": len(delays), "p50ms": pct(delays, 50), "p99ms": pct(delays, 99),
 		"maxms": pct(delays, 100)})
 	return nil
+}
+
+// everyInstance polls seen on each instance every 2 ms, for 30 s at most,
+// and returns how long after committed each first saw it.
+func everyInstance(insts []*instance, committed time.Time, seen func(*instance) bool) []time.Duration {
+	var mu sync.Mutex
+	var out []time.Duration
+	var wg sync.WaitGroup
+	for _, in := range insts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Since(committed) < 30*time.Second {
+				if seen(in) {
+					mu.Lock()
+					out = append(out, time.Since(committed))
+					mu.Unlock()
+					return
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // insertKey stores a new key as `keys create` does and returns it.

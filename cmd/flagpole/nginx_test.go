@@ -199,44 +199,7 @@ func TestNginxStream(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		t.Fatalf("stream through nginx: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
-	lines := make(chan string, 64)
-	go func() {
-		defer close(lines)
-		buf := make([]byte, 4096)
-		var part string
-		for {
-			n, err := resp.Body.Read(buf)
-			part += string(buf[:n])
-			for {
-				l, rest, ok := strings.Cut(part, "\n")
-				if !ok {
-					break
-				}
-				lines <- l
-				part = rest
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	expect := func(prefix string) string {
-		t.Helper()
-		deadline := time.After(10 * time.Second)
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					t.Fatalf("the stream closed before a line %q", prefix)
-				}
-				if strings.HasPrefix(l, prefix) {
-					return l
-				}
-			case <-deadline:
-				t.Fatalf("no line %q through nginx within 10 s", prefix)
-			}
-		}
-	}
+	expect := sseLines(t, resp.Body, 10*time.Second)
 	expect("event: ready")
 	if _, err := ldb.Exec("INSERT INTO users (id) VALUES ('nginx-voter')"); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -44,31 +45,7 @@ func TestServeStream(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("stream: %d", resp.StatusCode)
 	}
-	lines := make(chan string, 256)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	next := func(prefix string) string {
-		t.Helper()
-		deadline := time.After(20 * time.Second)
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					t.Fatalf("the stream closed before a line %q", prefix)
-				}
-				if strings.HasPrefix(l, prefix) {
-					return l
-				}
-			case <-deadline:
-				t.Fatalf("no line %q within 20 s", prefix)
-			}
-		}
-	}
+	next := sseLines(t, resp.Body, 20*time.Second)
 	next("event: ready")
 	time.Sleep(1500 * time.Millisecond) // past write_timeout
 	if _, err := ldb.Exec("INSERT INTO users (id) VALUES ('stream-user')"); err != nil {
@@ -92,5 +69,36 @@ func TestServeStream(t *testing.T) {
 	next("event: end")
 	if data := next("data: "); data != `data: {"reason":"shutdown"}` {
 		t.Errorf("end %s, want reason shutdown", data)
+	}
+}
+
+// sseLines reads body line by line as it arrives and returns a function
+// that skips to the next line starting with prefix, failing the test when
+// the stream closes first or no such line comes within timeout.
+func sseLines(t *testing.T, body io.Reader, timeout time.Duration) func(prefix string) string {
+	lines := make(chan string, 256)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(body)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return func(prefix string) string {
+		t.Helper()
+		deadline := time.After(timeout)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("the stream closed before a line %q", prefix)
+				}
+				if strings.HasPrefix(l, prefix) {
+					return l
+				}
+			case <-deadline:
+				t.Fatalf("no line %q within %s", prefix, timeout)
+			}
+		}
 	}
 }
