@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/flagpole/flagpole/config/addrset"
 	"github.com/flagpole/flagpole/httpapi/ratelimit"
 	"github.com/flagpole/flagpole/httpapi/stream"
 	"github.com/flagpole/flagpole/memstore"
@@ -42,8 +42,9 @@ type Options struct {
 	// negative value turns the limit off.
 	AnonRateLimit int
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
-	// (see ParseTrustedProxies); empty: the connection's peer is the client.
-	TrustedProxies []netip.Prefix
+	// (the trusted_proxies setting, parsed by config); empty: the
+	// connection's peer is the client.
+	TrustedProxies addrset.Set
 	// SweepEvery is how often the limiters forget idle keys and addresses
 	// (0: every 30 seconds).
 	SweepEvery time.Duration
@@ -73,7 +74,7 @@ type API struct {
 	anon    *ratelimit.Addrs // nil: keyless traffic is not limited
 	// anonDetail is the detail of the keyless 429.
 	anonDetail string
-	proxies    []netip.Prefix
+	proxies    addrset.Set
 	stop       chan struct{}
 	// searches runs search queries and keeps their results.
 	searches *searches
