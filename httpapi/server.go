@@ -18,7 +18,10 @@ import (
 	"github.com/flagpole/flagpole/memstore"
 )
 
-// Options configure an API.
+// Options configure an API. A limit that a setting can turn off takes
+// the setting's value as it is, 0 meaning off as in config; the defaults
+// of the settings live in config's table alone. A zero tuning field that
+// no setting can turn off means its default.
 type Options struct {
 	Store *memstore.Store
 	// Limiter counts requests per key; nil means an in-process one.
@@ -38,8 +41,7 @@ type Options struct {
 	// Metrics, when set, receives the request counters and histograms.
 	Metrics prometheus.Registerer
 	// AnonRateLimit is the per-minute budget of one client address for
-	// requests without a valid key: 0 means DefaultAnonRateLimit, a
-	// negative value turns the limit off.
+	// requests without a valid key (the anon_rate_limit setting); 0: off.
 	AnonRateLimit int
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
 	// (the trusted_proxies setting, parsed by config); empty: the
@@ -106,9 +108,6 @@ func New(opt Options) (*API, error) {
 	}
 	if opt.SweepEvery <= 0 {
 		opt.SweepEvery = 30 * time.Second
-	}
-	if opt.AnonRateLimit == 0 {
-		opt.AnonRateLimit = DefaultAnonRateLimit
 	}
 	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, log: opt.Log, now: opt.Now, openapi: newResponse(spec),
 		proxies: opt.TrustedProxies, stop: make(chan struct{})}

@@ -190,9 +190,6 @@ func (p *program) newAPI(ctx context.Context) error {
 	opt := httpapi.Options{Store: p.store, RateLimit: cfg.RateLimit, CacheBytes: int64(cfg.CacheMB) << 20,
 		Log: p.log, Ready: p.readiness, Metrics: p.reg, AnonRateLimit: cfg.AnonRateLimit, TrustedProxies: cfg.Proxies,
 		MaxStreamsPerKey: cfg.MaxStreamsPerKey}
-	if cfg.AnonRateLimit == 0 {
-		opt.AnonRateLimit = -1 // off
-	}
 	if cfg.Redis != "" {
 		ratelimit.SetRedisLogger(p.log)
 		var err error
