@@ -50,6 +50,11 @@ type Config struct {
 	AnonRateLimit     int      // requests a minute per client address without a valid key; 0: off
 	TrustedProxies    []string // CIDRs or addresses whose X-Forwarded-For names the client
 
+	// GOGCSet says the process environment sets GOGC, which the Go
+	// runtime reads itself: serve then leaves the collector's target
+	// alone. Information read by Resolve, not a setting.
+	GOGCSet bool
+
 	// Proxies is TrustedProxies parsed, filled by Validate (and so by
 	// Resolve): what the API and its listener match addresses against.
 	Proxies addrset.Set
@@ -188,6 +193,7 @@ func (c *Config) readDBFile() error {
 // load is Resolve without the validation.
 func load(fs *flag.FlagSet, getenv func(string) string) (Config, error) {
 	c := Default()
+	c.GOGCSet = getenv("GOGC") != ""
 	path, explicit := "", false
 	if f := fs.Lookup("config"); f != nil && f.Value.String() != "" {
 		path, explicit = f.Value.String(), true

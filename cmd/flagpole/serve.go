@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -171,7 +170,7 @@ func (p *program) listen() error {
 // newLoader makes the loader, which reports each load to the metrics and,
 // after a load of the flags, to the collector's tuning.
 func (p *program) newLoader(lm *loadMetrics) {
-	gc := newGCTuner(os.Getenv) // the runtime reads GOGC from the process environment too
+	gc := newGCTuner(p.cfg.GOGCSet)
 	onLoad := func(job string, took time.Duration, rows int, err error) {
 		lm.observe(job, took, rows, err)
 		if job == "flags" && err == nil {
