@@ -167,13 +167,13 @@ func (a *API) routes() *gin.Engine {
 	}
 	e.Use(corsEverywhere(newCORS()))
 	e.NoRoute(func(c *gin.Context) {
-		if a.spendIfAuthenticated(c) {
+		if a.chargeRequest(c) {
 			a.writeProblem(c, &Problem{Code: CodeNotFound, Detail: "no such path; the API lives under /api/public"})
 		}
 	})
 	e.NoMethod(func(c *gin.Context) {
 		c.Header("Allow", "GET, HEAD, OPTIONS")
-		if a.spendIfAuthenticated(c) {
+		if a.chargeRequest(c) {
 			a.writeProblem(c, &Problem{Code: CodeMethodNotAllowed, Detail: "only GET, HEAD and OPTIONS are allowed"})
 		}
 	})

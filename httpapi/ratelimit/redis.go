@@ -44,13 +44,13 @@ end
 // A key of a high limit asked often leases slots of its budget for a
 // moment and spends them without a round trip (see lease.go).
 type Redis struct {
-	client   *redis.Client
-	prefix   string
-	timeout  time.Duration
-	leaseFor time.Duration
-	batch    *batcher
-	refused  sync.Map // key -> refusal: over the limit until reset
-	local    atomic.Int64
+	client        *redis.Client
+	prefix        string
+	timeout       time.Duration
+	leaseFor      time.Duration
+	batch         *batcher
+	refused       sync.Map     // key -> refusal: over the limit until reset
+	localRefusals atomic.Int64 // requests refused without asking Redis
 
 	leases sync.Map // key -> *lease
 	leased atomic.Int64
@@ -146,7 +146,7 @@ func (r *Redis) Ping(ctx context.Context) error {
 }
 
 // LocalRefusals counts the requests refused without asking Redis.
-func (r *Redis) LocalRefusals() int64 { return r.local.Load() }
+func (r *Redis) LocalRefusals() int64 { return r.localRefusals.Load() }
 
 // refusedUntil answers for a key that Redis refused and whose reset time
 // has not come.
@@ -199,7 +199,7 @@ func (r *Redis) Allow(_ context.Context, key string, limit int, now time.Time) (
 		if l != nil {
 			l.done(r, limit, answer{}, errRefused)
 		}
-		r.local.Add(1)
+		r.localRefusals.Add(1)
 		return d, nil
 	}
 	a, err := r.batch.decide(key, limit, ask.want, ask.back, now)
