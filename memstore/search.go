@@ -178,7 +178,7 @@ func (s *Snapshot) Find(q Query, o FindOptions) (SearchResult, error) {
 	plans := ix.plan(q, &o)
 	ix.forgive(plans, &o, budget, &res)
 	for i := range plans {
-		if plans[i].union == 0 {
+		if plans[i].postings == 0 {
 			return res, nil // a word no flag has: nothing matches
 		}
 	}
