@@ -52,12 +52,12 @@ type Redis struct {
 	refused       sync.Map     // key -> refusal: over the limit until reset
 	localRefusals atomic.Int64 // requests refused without asking Redis
 
-	leases sync.Map // key -> *lease
-	leased atomic.Int64
-	lost   atomic.Int64 // unspent slots not given back
-	hold   sync.Mutex   // guards held and strays
-	held   []*lease     // the leases holding slots
-	strays []stray      // granted to requests that gave up: to give back
+	leases       sync.Map // key -> *lease
+	leased       atomic.Int64
+	notGivenBack atomic.Int64 // unspent slots not given back
+	heldMu       sync.Mutex   // guards heldLeases and strays
+	heldLeases   []*lease     // the leases holding slots
+	strays       []stray      // granted to requests that gave up: to give back
 
 	stop     chan struct{} // closes the returns
 	returned chan struct{} // closed when the returns are done
@@ -178,7 +178,7 @@ func (r *Redis) Sweep(now time.Time) {
 // it holds any, else in Redis, in the next batch.
 func (r *Redis) Allow(_ context.Context, key string, limit int, now time.Time) (Decision, error) {
 	var l *lease
-	var ask asking
+	var ask slotAsk
 	if limit >= 2*leaseShare {
 		l = r.leaseOf(key)
 		d, ok, a, gone := l.take(limit, r.leaseFor)
@@ -195,14 +195,14 @@ func (r *Redis) Allow(_ context.Context, key string, limit int, now time.Time) (
 			l = nil // another request of the key is asking for slots
 		}
 	}
-	if d, ok := r.refusedUntil(key, limit, now); ok && ask.back.n == 0 {
+	if d, ok := r.refusedUntil(key, limit, now); ok && ask.giveBack.n == 0 {
 		if l != nil {
 			l.done(r, limit, answer{}, errRefused)
 		}
 		r.localRefusals.Add(1)
 		return d, nil
 	}
-	a, err := r.batch.decide(key, limit, ask.want, ask.back, now)
+	a, err := r.batch.decide(key, limit, ask.want, ask.giveBack, now)
 	if l != nil {
 		l.done(r, limit, a, err)
 	}
