@@ -8,12 +8,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/netip"
 	"os"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/flagpole/flagpole/config/addrset"
 )
 
 // Config is every setting of every command.
@@ -48,6 +49,15 @@ type Config struct {
 	MaxStreamsPerKey  int      // live streams one key holds open at once on one instance
 	AnonRateLimit     int      // requests a minute per client address without a valid key; 0: off
 	TrustedProxies    []string // CIDRs or addresses whose X-Forwarded-For names the client
+
+	// GOGCSet says the process environment sets GOGC, which the Go
+	// runtime reads itself: serve then leaves the collector's target
+	// alone. Information read by Resolve, not a setting.
+	GOGCSet bool
+
+	// Proxies is TrustedProxies parsed, filled by Validate (and so by
+	// Resolve): what the API and its listener match addresses against.
+	Proxies addrset.Set
 }
 
 // Default is the configuration with nothing set; config.yaml documents it.
@@ -183,6 +193,7 @@ func (c *Config) readDBFile() error {
 // load is Resolve without the validation.
 func load(fs *flag.FlagSet, getenv func(string) string) (Config, error) {
 	c := Default()
+	c.GOGCSet = getenv("GOGC") != ""
 	path, explicit := "", false
 	if f := fs.Lookup("config"); f != nil && f.Value.String() != "" {
 		path, explicit = f.Value.String(), true
@@ -293,7 +304,8 @@ func (c *Config) Schedules() (flags, keys Schedule) {
 	return flags, keys
 }
 
-// Validate checks what the kinds do not: ranges and choices.
+// Validate checks what the kinds do not: ranges and choices. It parses
+// trusted_proxies into Proxies.
 func (c *Config) Validate() error {
 	if c.Refresh.Schedule == nil || c.KeyRefresh.Schedule == nil {
 		return errors.New("refresh and key_refresh: a schedule is required")
@@ -310,13 +322,11 @@ func (c *Config) Validate() error {
 	if c.MaxConns < 0 || c.MaxConnsPerIP < 0 || c.AnonRateLimit < 0 {
 		return errors.New("max_conns, max_conns_per_ip and anon_rate_limit must be at least 0")
 	}
-	for _, p := range c.TrustedProxies {
-		if _, err := netip.ParsePrefix(p); err != nil {
-			if _, err := netip.ParseAddr(p); err != nil {
-				return fmt.Errorf("trusted_proxies: %q is neither an address nor a CIDR", p)
-			}
-		}
+	proxies, err := addrset.Parse(c.TrustedProxies)
+	if err != nil {
+		return fmt.Errorf("trusted_proxies: %w", err)
 	}
+	c.Proxies = proxies
 	switch c.LogFormat {
 	case "json", "text", "auto":
 	default:

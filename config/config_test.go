@@ -319,3 +319,17 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestGOGCSet: the environment's GOGC is read by config, as every
+// variable is, and reported without being a setting.
+func TestGOGCSet(t *testing.T) {
+	for env, want := range map[string]bool{"": false, "200": true, "off": true} {
+		c, err := loadArgs(t, func(k string) string { return map[string]string{"GOGC": env}[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.GOGCSet != want {
+			t.Errorf("GOGC=%q: GOGCSet %v, want %v", env, c.GOGCSet, want)
+		}
+	}
+}

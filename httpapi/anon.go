@@ -11,10 +11,6 @@ import (
 	"github.com/flagpole/flagpole/httpapi/ratelimit"
 )
 
-// DefaultAnonRateLimit is the per-minute budget of a client address for
-// requests without a valid key.
-const DefaultAnonRateLimit = 120
-
 // maxAnonAddrs bounds the addresses the keyless limiter remembers.
 const maxAnonAddrs = 1 << 20
 

@@ -1,46 +1,12 @@
 package httpapi
 
 import (
-	"fmt"
 	"net/http"
 	"net/netip"
 	"strings"
 
 	"github.com/flagpole/flagpole/httpapi/addrgroup"
 )
-
-// ParseTrustedProxies reads the trusted_proxies setting: CIDRs or single
-// addresses (10.0.0.0/8, 192.0.2.7, 2001:db8::/32).
-func ParseTrustedProxies(list []string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, s := range list {
-		s = strings.TrimSpace(s)
-		if s == "" {
-			continue
-		}
-		if p, err := netip.ParsePrefix(s); err == nil {
-			out = append(out, p.Masked())
-			continue
-		}
-		a, err := netip.ParseAddr(s)
-		if err != nil {
-			return nil, fmt.Errorf("trusted proxy %q is neither an address nor a CIDR", s)
-		}
-		a = a.Unmap()
-		out = append(out, netip.PrefixFrom(a, a.BitLen()))
-	}
-	return out, nil
-}
-
-// trusted reports whether addr is a configured trusted proxy.
-func (a *API) trusted(addr netip.Addr) bool {
-	for _, p := range a.proxies {
-		if p.Contains(addr) {
-			return true
-		}
-	}
-	return false
-}
 
 // clientAddr is the address a request comes from: the connection's peer,
 // unless that peer is a trusted proxy: then the right-most address of
@@ -55,7 +21,7 @@ func (a *API) clientAddr(r *http.Request) netip.Addr {
 		return netip.Addr{}
 	}
 	addr := ap.Addr().Unmap()
-	if len(a.proxies) == 0 || !a.trusted(addr) {
+	if len(a.proxies) == 0 || !a.proxies.Contains(addr) {
 		return addr
 	}
 	vals := r.Header["X-Forwarded-For"]
@@ -72,7 +38,7 @@ func (a *API) clientAddr(r *http.Request) netip.Addr {
 			if !ok {
 				return addr
 			}
-			if !a.trusted(hop) {
+			if !a.proxies.Contains(hop) {
 				return hop
 			}
 			addr = hop

@@ -82,3 +82,20 @@ func TestCORSOriginEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestPreflightEveryRoute: corsEverywhere alone answers OPTIONS, on every
+// route and off them: 204, Allow and the policy, nothing spent.
+func TestPreflightEveryRoute(t *testing.T) {
+	e := newEnv(t, "sqlite", fixtureLines())
+	e.noSpec = true
+	for _, path := range []string{"/", "/healthz", "/readyz", "/api/public/openapi.json", "/api/public/docs",
+		"/ui/nope.js", "/api/public/flags", "/api/public/flag/x", "/api/public/flag/x/trend", "/api/public/categories",
+		"/api/public/regions", "/api/public/stats", "/api/public/search", "/api/public/stream",
+		"/api/public/rate_limit", "/api/public/nope", "/nope"} {
+		r := e.do(http.MethodOptions, path, "Origin: https://example.org", "Access-Control-Request-Method: GET")
+		if r.status != 204 || r.header.Get("Allow") != "GET, HEAD, OPTIONS" ||
+			r.header.Get("Access-Control-Allow-Methods") != "GET, HEAD, OPTIONS" || r.header.Get("X-RateLimit-Limit") != "" {
+			t.Errorf("OPTIONS %s: %d %v", path, r.status, r.header)
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/flagpole/flagpole/config/addrset"
 	"github.com/flagpole/flagpole/httpapi"
 	"github.com/flagpole/flagpole/httpapi/ratelimit"
 )
@@ -196,7 +196,7 @@ func TestAnonLimitClientAddr(t *testing.T) {
 		t.Errorf("another address was limited: %d", st)
 	}
 
-	proxies, err := httpapi.ParseTrustedProxies([]string{"127.0.0.1", "10.0.0.0/8"})
+	proxies, err := addrset.Parse([]string{"127.0.0.1", "10.0.0.0/8"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,27 +237,5 @@ func TestAnonLimitClientAddr(t *testing.T) {
 	// A trusted peer without the header is limited as itself.
 	if st := statusOf(t, two, url, "X-Forwarded-For: 192.0.2.1"); st != 401 {
 		t.Errorf("127.0.0.2 is not a trusted proxy; its header must be ignored: %d", st)
-	}
-}
-
-func TestParseTrustedProxies(t *testing.T) {
-	got, err := httpapi.ParseTrustedProxies([]string{"10.0.0.0/8", " 192.0.2.7 ", "2001:db8::/32", "::ffff:10.1.1.1", ""})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.7/32"),
-		netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("10.1.1.1/32")}
-	if len(got) != len(want) {
-		t.Fatalf("%v, want %v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("%d: %v, want %v", i, got[i], want[i])
-		}
-	}
-	for _, bad := range []string{"10.0.0.0/33", "example.org", "10.0.0"} {
-		if _, err := httpapi.ParseTrustedProxies([]string{bad}); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
 	}
 }

@@ -201,12 +201,12 @@ func bearer(header string) (string, bool) {
 	return token, strings.EqualFold(scheme, "Bearer") && token != ""
 }
 
-// spendIfAuthenticated counts a request to an unknown path or with an
-// unknown method against its key, when it carries an active one (every
+// chargeRequest counts a request to an unknown path or with an unknown
+// method against its key, when it carries an active one (every
 // authenticated request counts, whatever its status), or against its
 // client address when it does not. It reports whether the caller should
 // go on answering (false: 429 already written).
-func (a *API) spendIfAuthenticated(c *gin.Context) bool {
+func (a *API) chargeRequest(c *gin.Context) bool {
 	keys := a.store.Keys()
 	if keys == nil {
 		return true

@@ -19,8 +19,8 @@ import (
 // keeps its own rendered response too (q is echoed as given), in the
 // response cache.
 type searches struct {
-	rc                *ristretto.Cache[string, *memstore.SearchResult]
-	runs, work, tooBr prometheus.Counter
+	rc                  *ristretto.Cache[string, *memstore.SearchResult]
+	runs, work, refused prometheus.Counter
 }
 
 func newSearches(maxBytes int64, reg prometheus.Registerer) (*searches, error) {
@@ -31,12 +31,12 @@ func newSearches(maxBytes int64, reg prometheus.Registerer) (*searches, error) {
 		work: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "flagpole_search_work_total", Help: "Work units of the searches run: postings read, words compared, trie nodes visited, matches filtered and ranked.",
 		}),
-		tooBr: prometheus.NewCounter(prometheus.CounterOpts{
+		refused: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "flagpole_search_refused_total", Help: "Searches refused with 400 because their work would pass the bound.",
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(s.runs, s.work, s.tooBr)
+		reg.MustRegister(s.runs, s.work, s.refused)
 	}
 	if maxBytes <= 0 {
 		return s, nil
@@ -66,7 +66,7 @@ func (ss *searches) find(s *memstore.Snapshot, q memstore.Query, o memstore.Find
 	ss.work.Add(float64(r.Work))
 	var qe *memstore.QueryError
 	if errors.As(err, &qe) {
-		ss.tooBr.Inc()
+		ss.refused.Inc()
 		return nil, invalidParam("q", "%s", qe.Detail)
 	}
 	if err != nil {

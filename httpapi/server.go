@@ -7,18 +7,21 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/flagpole/flagpole/config/addrset"
 	"github.com/flagpole/flagpole/httpapi/ratelimit"
 	"github.com/flagpole/flagpole/httpapi/stream"
 	"github.com/flagpole/flagpole/memstore"
 )
 
-// Options configure an API.
+// Options configure an API. A limit that a setting can turn off takes
+// the setting's value as it is, 0 meaning off as in config; the defaults
+// of the settings live in config's table alone. A zero tuning field that
+// no setting can turn off means its default.
 type Options struct {
 	Store *memstore.Store
 	// Limiter counts requests per key; nil means an in-process one.
@@ -38,12 +41,12 @@ type Options struct {
 	// Metrics, when set, receives the request counters and histograms.
 	Metrics prometheus.Registerer
 	// AnonRateLimit is the per-minute budget of one client address for
-	// requests without a valid key: 0 means DefaultAnonRateLimit, a
-	// negative value turns the limit off.
+	// requests without a valid key (the anon_rate_limit setting); 0: off.
 	AnonRateLimit int
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
-	// (see ParseTrustedProxies); empty: the connection's peer is the client.
-	TrustedProxies []netip.Prefix
+	// (the trusted_proxies setting, parsed by config); empty: the
+	// connection's peer is the client.
+	TrustedProxies addrset.Set
 	// SweepEvery is how often the limiters forget idle keys and addresses
 	// (0: every 30 seconds).
 	SweepEvery time.Duration
@@ -73,7 +76,7 @@ type API struct {
 	anon    *ratelimit.Addrs // nil: keyless traffic is not limited
 	// anonDetail is the detail of the keyless 429.
 	anonDetail string
-	proxies    []netip.Prefix
+	proxies    addrset.Set
 	stop       chan struct{}
 	// searches runs search queries and keeps their results.
 	searches *searches
@@ -105,9 +108,6 @@ func New(opt Options) (*API, error) {
 	}
 	if opt.SweepEvery <= 0 {
 		opt.SweepEvery = 30 * time.Second
-	}
-	if opt.AnonRateLimit == 0 {
-		opt.AnonRateLimit = DefaultAnonRateLimit
 	}
 	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, log: opt.Log, now: opt.Now, openapi: newResponse(spec),
 		proxies: opt.TrustedProxies, stop: make(chan struct{})}
@@ -167,13 +167,13 @@ func (a *API) routes() *gin.Engine {
 	}
 	e.Use(corsEverywhere(newCORS()))
 	e.NoRoute(func(c *gin.Context) {
-		if a.spendIfAuthenticated(c) {
+		if a.chargeRequest(c) {
 			a.writeProblem(c, &Problem{Code: CodeNotFound, Detail: "no such path; the API lives under /api/public"})
 		}
 	})
 	e.NoMethod(func(c *gin.Context) {
 		c.Header("Allow", "GET, HEAD, OPTIONS")
-		if a.spendIfAuthenticated(c) {
+		if a.chargeRequest(c) {
 			a.writeProblem(c, &Problem{Code: CodeMethodNotAllowed, Detail: "only GET, HEAD and OPTIONS are allowed"})
 		}
 	})
@@ -181,7 +181,7 @@ func (a *API) routes() *gin.Engine {
 	open := func(path string, h gin.HandlerFunc) {
 		e.GET(path, h)
 		e.HEAD(path, h)
-		e.OPTIONS(path, preflight)
+		preflightRoute(e, path)
 	}
 	open("/healthz", a.healthz)
 	open("/readyz", a.readyz)
@@ -192,7 +192,7 @@ func (a *API) routes() *gin.Engine {
 	data := func(path string, h handler) {
 		api.GET(path, a.serve(h))
 		api.HEAD(path, a.serve(h))
-		e.OPTIONS("/api/public"+path, preflight)
+		preflightRoute(e, "/api/public"+path)
 	}
 	data("/flags", a.flags)
 	data("/flag/:slug", a.flag)
@@ -204,18 +204,17 @@ func (a *API) routes() *gin.Engine {
 	// The live stream: spends one request when it opens.
 	api.GET("/stream", a.liveStream)
 	api.HEAD("/stream", a.liveStream)
-	e.OPTIONS("/api/public/stream", preflight)
+	preflightRoute(e, "/api/public/stream")
 	// The budget: a key is required, nothing is spent.
 	e.GET("/api/public/rate_limit", a.rateLimit)
 	e.HEAD("/api/public/rate_limit", a.rateLimit)
-	e.OPTIONS("/api/public/rate_limit", preflight)
+	preflightRoute(e, "/api/public/rate_limit")
 	return e
 }
 
-// preflight is the OPTIONS route of every path. gin-contrib/cors answers
-// every preflight before routing (see corsEverywhere); this handler only
-// runs if that middleware is taken out, and says which methods exist.
-func preflight(c *gin.Context) {
-	c.Header("Allow", "GET, HEAD, OPTIONS")
-	c.AbortWithStatus(http.StatusNoContent)
-}
+// preflightRoute registers the OPTIONS route of path, so that the metrics
+// and the access log name the route of a preflight. The route has no
+// handler of its own: corsEverywhere, one of the middleware every route
+// runs, answers every OPTIONS request (204 with the policy and Allow), on
+// a path of the API or not.
+func preflightRoute(e *gin.Engine, path string) { e.OPTIONS(path) }

@@ -182,7 +182,7 @@ func (a *API) uiRoutes(e *gin.Engine) {
 	route := func(path string, h gin.HandlerFunc) {
 		e.GET(path, h)
 		e.HEAD(path, h)
-		e.OPTIONS(path, preflight)
+		preflightRoute(e, path)
 	}
 	route("/", func(c *gin.Context) { writeUIAsset(c, site.explorer, uiNoCache) })
 	route("/api/public/docs", func(c *gin.Context) { writeUIAsset(c, site.docs, uiNoCache) })

@@ -240,7 +240,7 @@ func (db *DB) readChanges(ctx context.Context, r reader, log changeLog) ([]chang
 	for id := range log.seen {
 		next.seen[id] = true
 	}
-	var news []change
+	var unseen []change
 	top := log.floor
 	for rows.Next() {
 		var c change
@@ -251,7 +251,7 @@ func (db *DB) readChanges(ctx context.Context, r reader, log changeLog) ([]chang
 		if !next.seen[c.id] {
 			next.seen[c.id] = true
 			if !first {
-				news = append(news, c)
+				unseen = append(unseen, c)
 			}
 		}
 	}
@@ -264,7 +264,7 @@ func (db *DB) readChanges(ctx context.Context, r reader, log changeLog) ([]chang
 			delete(next.seen, id)
 		}
 	}
-	return news, next, nil
+	return unseen, next, nil
 }
 
 // parseDay reads a day as a database returns it: days since the epoch

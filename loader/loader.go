@@ -186,7 +186,9 @@ func (l *Loader) loadFlags(ctx context.Context, withTrends bool) (int, bool, err
 // the flags and its count of them.
 var testHookAfterFlags func()
 
-type built struct {
+// loadResult is what one load read: the snapshot built and what the
+// next load needs to know of it.
+type loadResult struct {
 	*memstore.Snapshot
 	approvedInDB int
 	flagWM       int64
@@ -197,11 +199,11 @@ type built struct {
 
 // read runs one load's queries in one read transaction (DB.BeginRead),
 // so that flags, trends and aggregates agree.
-func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTrends bool, now time.Time) (*built, int, error) {
+func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTrends bool, now time.Time) (*loadResult, int, error) {
 	// The watermark first, outside the load's transaction: a write still
 	// open now is counted in it (see pgWatermark), and one that commits
 	// from now on is in the transaction's snapshot, taken later.
-	b := &built{}
+	b := &loadResult{}
 	if err := l.db.QueryRowContext(ctx, l.db.q.watermark).Scan(&b.flagWM, &b.writing); err != nil {
 		return nil, 0, fmt.Errorf("load: %w", err)
 	}
@@ -211,14 +213,14 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	}
 	defer tx.Rollback()
 	var r reader = tx
-	news, log, err := l.db.readChanges(ctx, r, l.changes)
+	unseen, log, err := l.db.readChanges(ctx, r, l.changes)
 	if err != nil {
 		return nil, 0, fmt.Errorf("load changes: %w", err)
 	}
 	b.changes = log
 	trendsFull := prev == nil || prev.Trends == nil
 	var snapshotDays []string
-	for _, c := range news {
+	for _, c := range unseen {
 		if c.kind == "snapshot" {
 			snapshotDays = append(snapshotDays, c.day)
 		} else {

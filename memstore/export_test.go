@@ -3,3 +3,17 @@ package memstore
 // OSAPrefixes lends the external tests (the relevance set's) the
 // reference distance the internal ones check typos with.
 var OSAPrefixes = osaPrefixes
+
+// Search is Find for a query string, with no error (a query the rules
+// refuse finds nothing), for the tests that compare or rank results.
+func (s *Snapshot) Search(q string, limit int) ([]SearchHit, int) {
+	pq, err := ParseQuery(q)
+	if err != nil {
+		return nil, 0
+	}
+	r, err := s.Find(pq, FindOptions{Limit: limit})
+	if err != nil {
+		return nil, 0
+	}
+	return r.Hits, r.Total
+}

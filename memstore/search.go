@@ -150,20 +150,6 @@ type SearchResult struct {
 // the budget plus 2m.
 func SearchBudget(n int) int { return max(n/2, 20_000) }
 
-// Search is Find for a query string, with no error: a query the rules
-// refuse finds nothing.
-func (s *Snapshot) Search(q string, limit int) ([]SearchHit, int) {
-	pq, err := ParseQuery(q)
-	if err != nil {
-		return nil, 0
-	}
-	r, err := s.Find(pq, FindOptions{Limit: limit})
-	if err != nil {
-		return nil, 0
-	}
-	return r.Hits, r.Total
-}
-
 // Find finds the flags that match every word of q (see ParseQuery) and
 // pass o's filters, ordered as Rank says, and returns the page of
 // o.Offset and o.Limit, with the matched words of each hit, and the
@@ -192,7 +178,7 @@ func (s *Snapshot) Find(q Query, o FindOptions) (SearchResult, error) {
 	plans := ix.plan(q, &o)
 	ix.forgive(plans, &o, budget, &res)
 	for i := range plans {
-		if plans[i].union == 0 {
+		if plans[i].postings == 0 {
 			return res, nil // a word no flag has: nothing matches
 		}
 	}

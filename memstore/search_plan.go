@@ -22,10 +22,10 @@ type plan struct {
 	// words are, per language, the ranges of the word trie it matches,
 	// ordered and disjoint; stem is the index of its stem in the stem
 	// trie, or -1.
-	words [NumLangs][]source
-	stem  [NumLangs]int32
-	union int // the cost of reading its postings
-	nSrc  int // vocabulary words and stems in its sources
+	words       [NumLangs][]source
+	stem        [NumLangs]int32
+	postings    int // its postings: the cost of reading them
+	sourceWords int // vocabulary words and stems in its sources
 }
 
 // plan resolves each word of q to its exact and prefix ranges in the
@@ -60,8 +60,8 @@ func (ix *searchIndex) plan(q Query, o *FindOptions) []plan {
 // add adds src to the sources of language l and counts its cost.
 func (p *plan) add(t *trie, l int, src source) {
 	p.words[l] = append(p.words[l], src)
-	p.union += t.cost(src.lo, src.hi)
-	p.nSrc += int(src.hi - src.lo)
+	p.postings += t.cost(src.lo, src.hi)
+	p.sourceWords += int(src.hi - src.lo)
 }
 
 // TypoBelow is the number of exact and prefix matches (a flag counted
@@ -86,7 +86,7 @@ func (ix *searchIndex) forgive(plans []plan, o *FindOptions, budget int, res *Se
 	left := ForgiveBudget(ix.n)
 	base := 0
 	for i := range plans {
-		base += plans[i].union + plans[i].nSrc
+		base += plans[i].postings + plans[i].sourceWords
 	}
 	left = min(left, budget-2*base) // room for the base's rounds and ranking
 	for i := range plans {
@@ -108,12 +108,12 @@ func (ix *searchIndex) forgive(plans []plan, o *FindOptions, budget int, res *Se
 			res.stemmed |= 1 << p.idx
 			for l := range stems {
 				if stems[l] >= 0 {
-					p.union += ix.stems[l].cost(stems[l], stems[l]+1)
-					p.nSrc++
+					p.postings += ix.stems[l].cost(stems[l], stems[l]+1)
+					p.sourceWords++
 				}
 			}
 		}
-		if MaxTypos(p.w.runes) > 0 && p.union-stemCost(ix, p) < TypoBelow && left > 0 {
+		if MaxTypos(p.w.runes) > 0 && p.postings-stemCost(ix, p) < TypoBelow && left > 0 {
 			left -= ix.typos(p, o, left, res)
 		}
 	}

@@ -15,7 +15,7 @@ var kindWeight = [numKinds]uint16{MatchExact: 1331, MatchPrefix: 121, MatchStem:
 // flags that match them all with their scores in sc.
 func (s *Snapshot) rounds(sc *searchScratch, plans []plan, budget int, res *SearchResult) ([]int32, error) {
 	ix := s.search
-	slices.SortStableFunc(plans, func(a, b plan) int { return a.union + a.nSrc - b.union - b.nSrc })
+	slices.SortStableFunc(plans, func(a, b plan) int { return a.postings + a.sourceWords - b.postings - b.sourceWords })
 	if sc.stamp > math.MaxUint32-2*MaxQueryWords {
 		for i := range sc.st {
 			sc.st[i].mark = 0
@@ -30,18 +30,18 @@ func (s *Snapshot) rounds(sc *searchScratch, plans []plan, budget int, res *Sear
 		p := &plans[r]
 		stamp := base + uint32(r) + 1
 		verify := len(alive) * ix.checkCost(p)
-		union := p.union + p.nSrc
+		readCost := p.postings + p.sourceWords
 		// The matches left are ranked at the end: at most the postings
 		// read in round 0, at most the candidates after it.
 		rank := len(alive)
 		if r == 0 {
-			rank = p.union
+			rank = p.postings
 		}
-		if r == 0 || union <= verify {
-			if res.Work+union+rank > budget {
+		if r == 0 || readCost <= verify {
+			if res.Work+readCost+rank > budget {
 				return nil, errTooBroad()
 			}
-			res.Work += union
+			res.Work += readCost
 			alive, next = ix.unionRound(sc, p, r, stamp, alive, next)
 		} else {
 			if res.Work+verify+rank > budget {
@@ -71,9 +71,9 @@ func (ix *searchIndex) checkCost(p *plan) int {
 	return c
 }
 
-// see records that flag f has a match of weight w in language l for the
-// word of round r.
-func (sc *searchScratch) see(f int32, r int, stamp uint32, w uint16, l int, alive []int32) []int32 {
+// noteMatch records that flag f has a match of weight w in language l
+// for the word of round r.
+func (sc *searchScratch) noteMatch(f int32, r int, stamp uint32, w uint16, l int, alive []int32) []int32 {
 	st := &sc.st[f]
 	switch {
 	case st.mark == stamp:
@@ -88,8 +88,8 @@ func (sc *searchScratch) see(f int32, r int, stamp uint32, w uint16, l int, aliv
 	return alive
 }
 
-// keep adds the current word's match to f's score and counts.
-func (st *flagState) keep() {
+// scoreWord adds the current word's match to f's score and counts.
+func (st *flagState) scoreWord() {
 	st.score += st.cur
 	st.cnt += spread[st.langs]
 }
@@ -114,26 +114,26 @@ func (ix *searchIndex) unionRound(sc *searchScratch, p *plan, r int, stamp uint3
 			w := kindWeight[src.kind]
 			for v := src.lo; v < src.hi; v++ {
 				for _, f := range t.postings(v) {
-					alive = sc.see(f, r, stamp, w, l, alive)
+					alive = sc.noteMatch(f, r, stamp, w, l, alive)
 				}
 			}
 		}
 		if v := p.stem[l]; v >= 0 {
 			for _, f := range ix.stems[l].postings(v) {
-				alive = sc.see(f, r, stamp, kindWeight[MatchStem], l, alive)
+				alive = sc.noteMatch(f, r, stamp, kindWeight[MatchStem], l, alive)
 			}
 		}
 	}
 	if r == 0 {
 		for _, f := range alive {
-			sc.st[f].keep()
+			sc.st[f].scoreWord()
 		}
 		return alive, next
 	}
 	next = next[:0]
 	for _, f := range alive {
 		if st := &sc.st[f]; st.mark == stamp {
-			st.keep()
+			st.scoreWord()
 			next = append(next, f)
 		}
 	}
@@ -157,7 +157,7 @@ func (s *Snapshot) verifyRound(sc *searchScratch, p *plan, stamp uint32, alive, 
 		}
 		if st.cur > 0 {
 			st.mark = stamp
-			st.keep()
+			st.scoreWord()
 			next = append(next, f)
 		}
 	}

@@ -231,16 +231,16 @@ func upsertPoint(ps []TrendPoint, p TrendPoint) []TrendPoint {
 // Update is With, except that it returns t itself when rows hold nothing
 // new and no series needs trimming, so that ticks without news share it.
 func (t *Trends) Update(rows []TrendRow, oldest int32) *Trends {
-	news := rows[:0:0]
+	changed := rows[:0:0]
 	for _, r := range rows {
 		ps := t.Of(r.FlagID, r.Day, r.Day)
 		if len(ps) == 1 && ps[0].Red == r.Red && ps[0].Green == r.Green {
 			continue
 		}
-		news = append(news, r)
+		changed = append(changed, r)
 	}
-	if len(news) == 0 && (t.rows == 0 || t.first >= oldest-trimSlack) {
+	if len(changed) == 0 && (t.rows == 0 || t.first >= oldest-trimSlack) {
 		return t
 	}
-	return t.With(news, oldest)
+	return t.With(changed, oldest)
 }

@@ -3,7 +3,6 @@ package memstore
 import (
 	"slices"
 	"sort"
-	"unicode/utf8"
 )
 
 // trie is a byte-wise prefix trie over one language's folded vocabulary.
@@ -13,7 +12,6 @@ import (
 // knows what a word costs before it reads a posting.
 type trie struct {
 	vocab []string // sorted, unique folded words
-	runes []uint16 // per word: its length in code points (at most 65535)
 	// The postings of word v are all[off[v]:off[v+1]]: ascending flag
 	// indices, every word's in one array.
 	all []int32
@@ -55,7 +53,7 @@ func buildTrie(n int, lexicon []string, wordsOf func(i int) []uint32) *trie {
 		}
 	}
 	sort.Slice(ids, func(a, b int) bool { return lexicon[ids[a]] < lexicon[ids[b]] })
-	t := &trie{vocab: make([]string, len(ids)), runes: make([]uint16, len(ids)), off: make([]int32, len(ids)+1),
+	t := &trie{vocab: make([]string, len(ids)), off: make([]int32, len(ids)+1),
 		all: make([]int32, total), pos: make([]int32, len(lexicon))}
 	for i := range t.pos {
 		t.pos[i] = -1
@@ -64,7 +62,6 @@ func buildTrie(n int, lexicon []string, wordsOf func(i int) []uint32) *trie {
 	at := int32(0)
 	for k, id := range ids {
 		t.vocab[k] = lexicon[id]
-		t.runes[k] = uint16(min(utf8.RuneCountInString(lexicon[id]), 1<<16-1))
 		t.pos[id] = int32(k)
 		c := next[id]
 		t.off[k] = at

@@ -21,8 +21,9 @@ type gcTuner struct {
 // minHeadroom is the least growth allowed between two collections.
 const minHeadroom = 128 << 20
 
-func newGCTuner(getenv func(string) string) *gcTuner {
-	return &gcTuner{enabled: getenv("GOGC") == "", last: 100}
+// newGCTuner makes the tuner, off when the operator set GOGC (gogcSet).
+func newGCTuner(gogcSet bool) *gcTuner {
+	return &gcTuner{enabled: !gogcSet, last: 100}
 }
 
 // afterLoad sets the collector's target from the live heap that the last

@@ -6,8 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/netip"
-	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -116,11 +114,7 @@ func (p *program) start(ctx context.Context, demo bool, stdout, stderr io.Writer
 	if err := p.openDatabases(ctx); err != nil {
 		return err
 	}
-	proxies, err := httpapi.ParseTrustedProxies(p.cfg.TrustedProxies)
-	if err != nil {
-		return err
-	}
-	if err := p.listen(proxies); err != nil {
+	if err := p.listen(); err != nil {
 		return err
 	}
 	if demo {
@@ -131,7 +125,7 @@ func (p *program) start(ctx context.Context, demo bool, stdout, stderr io.Writer
 	var lm *loadMetrics
 	p.reg, lm = newRegistry()
 	p.newLoader(lm)
-	if err := p.newAPI(ctx, proxies); err != nil {
+	if err := p.newAPI(ctx); err != nil {
 		return err
 	}
 	p.registerState(p.reg)
@@ -159,12 +153,12 @@ func (p *program) openDatabases(ctx context.Context) error {
 
 // listen binds the API's address (with its connection bounds) and the
 // admin address, if any.
-func (p *program) listen(proxies []netip.Prefix) error {
+func (p *program) listen() error {
 	ln, err := net.Listen("tcp", p.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", p.cfg.Addr, err)
 	}
-	p.ln = connlimit.Wrap(httpapi.WireErrors(ln), connOptions(p.cfg, proxies))
+	p.ln = connlimit.Wrap(httpapi.WireErrors(ln), connOptions(p.cfg))
 	if p.cfg.AdminAddr != "" {
 		if p.adminLn, err = net.Listen("tcp", p.cfg.AdminAddr); err != nil {
 			return fmt.Errorf("listen on %s: %w", p.cfg.AdminAddr, err)
@@ -176,7 +170,7 @@ func (p *program) listen(proxies []netip.Prefix) error {
 // newLoader makes the loader, which reports each load to the metrics and,
 // after a load of the flags, to the collector's tuning.
 func (p *program) newLoader(lm *loadMetrics) {
-	gc := newGCTuner(os.Getenv) // the runtime reads GOGC from the process environment too
+	gc := newGCTuner(p.cfg.GOGCSet)
 	onLoad := func(job string, took time.Duration, rows int, err error) {
 		lm.observe(job, took, rows, err)
 		if job == "flags" && err == nil {
@@ -190,14 +184,11 @@ func (p *program) newLoader(lm *loadMetrics) {
 }
 
 // newAPI makes the API, with the shared rate limiter when Redis is set.
-func (p *program) newAPI(ctx context.Context, proxies []netip.Prefix) error {
+func (p *program) newAPI(ctx context.Context) error {
 	cfg := p.cfg
 	opt := httpapi.Options{Store: p.store, RateLimit: cfg.RateLimit, CacheBytes: int64(cfg.CacheMB) << 20,
-		Log: p.log, Ready: p.readiness, Metrics: p.reg, AnonRateLimit: cfg.AnonRateLimit, TrustedProxies: proxies,
+		Log: p.log, Ready: p.readiness, Metrics: p.reg, AnonRateLimit: cfg.AnonRateLimit, TrustedProxies: cfg.Proxies,
 		MaxStreamsPerKey: cfg.MaxStreamsPerKey}
-	if cfg.AnonRateLimit == 0 {
-		opt.AnonRateLimit = -1 // off
-	}
 	if cfg.Redis != "" {
 		ratelimit.SetRedisLogger(p.log)
 		var err error
@@ -222,20 +213,13 @@ func (p *program) newAPI(ctx context.Context, proxies []netip.Prefix) error {
 // connOptions are the bounds of the API's connections: max_conns (by
 // default from the open-file limit), max_conns_per_ip, with trusted
 // proxies exempt from the latter.
-func connOptions(cfg config.Config, proxies []netip.Prefix) connlimit.Options {
+func connOptions(cfg config.Config) connlimit.Options {
 	o := connlimit.Options{Max: cfg.MaxConns, PerAddr: cfg.MaxConnsPerIP, Busy: httpapi.Busy}
 	if o.Max <= 0 {
 		o.Max = connlimit.DefaultMax()
 	}
-	if len(proxies) > 0 {
-		o.Exempt = func(a netip.Addr) bool {
-			for _, p := range proxies {
-				if p.Contains(a) {
-					return true
-				}
-			}
-			return false
-		}
+	if len(cfg.Proxies) > 0 {
+		o.Exempt = cfg.Proxies.Contains
 	}
 	return o
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // LogSample is how many refusals of one address per minute are reported
-// one by one (Refusal.Log); the rest are counted and reported once.
+// one by one (Verdict.Log); the rest are counted and reported once.
 const LogSample = 5
 
 // Addrs limits the requests of each client address with a token bucket
@@ -37,8 +37,9 @@ type addrState struct {
 	refused uint32 // refusals in that minute
 }
 
-// Refusal is the answer for one request of an address.
-type Refusal struct {
+// Verdict is the answer for one request of an address: allowed (the zero
+// Verdict) or refused.
+type Verdict struct {
 	Refused    bool
 	RetryAfter time.Duration // when refused: until the next request fits
 	// Log says to write this refusal to the access log: true for the
@@ -72,7 +73,7 @@ func (a *Addrs) shard(addr netip.Addr) *addrShard {
 }
 
 // Allow takes one request of addr at now, or refuses it.
-func (a *Addrs) Allow(addr netip.Addr, now time.Time) Refusal {
+func (a *Addrs) Allow(addr netip.Addr, now time.Time) Verdict {
 	t := now.UnixNano()
 	sh := a.shard(addr)
 	sh.mu.Lock()
@@ -81,16 +82,16 @@ func (a *Addrs) Allow(addr netip.Addr, now time.Time) Refusal {
 	if !ok && len(sh.m) >= a.perShard {
 		sh.sweep(t, nil)
 		if len(sh.m) >= a.perShard {
-			return Refusal{}
+			return Verdict{}
 		}
 	}
 	tat := max(st.tat, t)
 	if tat-t <= a.burst {
 		st.tat = tat + a.interval
 		sh.m[addr] = st
-		return Refusal{}
+		return Verdict{}
 	}
-	r := Refusal{Refused: true, RetryAfter: time.Duration(tat - t - a.burst)}
+	r := Verdict{Refused: true, RetryAfter: time.Duration(tat - t - a.burst)}
 	if minute := t / int64(time.Minute); st.minute != minute {
 		if st.refused > LogSample {
 			r.Unlogged = st.refused - LogSample

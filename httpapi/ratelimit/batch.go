@@ -116,17 +116,17 @@ var errClosed = errors.New("redis rate limit: limiter closed")
 
 // call is one request waiting for its batch.
 type call struct {
-	key     string
-	limit   int
-	want    int  // slots asked: 1, more for a lease
-	back    back // an ended lease's unspent slots, given back first
-	now     time.Time
-	queued  time.Time // monotonic; the request gives up timeout after it
-	d       Decision
-	granted int   // slots granted, the request's own included
-	count   int   // the window's count after them
-	stamp   int64 // Redis's stamp of a lease's slots
-	err     error
+	key      string
+	limit    int
+	want     int     // slots asked: 1, more for a lease
+	giveBack unspent // an ended lease's unspent slots, given back first
+	now      time.Time
+	queued   time.Time // monotonic; the request gives up timeout after it
+	d        Decision
+	granted  int   // slots granted, the request's own included
+	count    int   // the window's count after them
+	stamp    int64 // Redis's stamp of a lease's slots
+	err      error
 	// state says who owns the call once it is queued: the request while
 	// waiting; the sender once it decided it (then it tells decided), or
 	// once the request gave up waiting (then the sender settles it).
@@ -150,7 +150,7 @@ var calls = sync.Pool{New: func() any {
 
 // reset clears c for its next use.
 func (c *call) reset() {
-	c.key, c.back, c.d, c.err = "", back{}, Decision{}, nil
+	c.key, c.giveBack, c.d, c.err = "", unspent{}, Decision{}, nil
 	c.granted, c.count, c.stamp = 0, 0, 0
 	c.state.Store(waiting)
 }
@@ -192,13 +192,13 @@ type answer struct {
 // slots of bk first) and waits for its batch's answer, until its own
 // deadline (the timeout after queueing). A request that gives up leaves
 // its call to the sender, which settles what Redis may still grant it.
-func (b *batcher) decide(key string, limit, want int, bk back, now time.Time) (answer, error) {
+func (b *batcher) decide(key string, limit, want int, bk unspent, now time.Time) (answer, error) {
 	c := calls.Get().(*call)
-	c.key, c.limit, c.want, c.back, c.now, c.queued = key, limit, max(want, 1), bk, now, time.Now()
+	c.key, c.limit, c.want, c.giveBack, c.now, c.queued = key, limit, max(want, 1), bk, now, time.Now()
 	select {
 	case b.queue <- c:
 	case <-b.quit:
-		b.r.lost.Add(int64(bk.n))
+		b.r.notGivenBack.Add(int64(bk.n))
 		return answer{}, errClosed
 	}
 	c.timer.Reset(time.Until(c.queued.Add(b.r.timeout)))
@@ -250,7 +250,7 @@ func (b *batcher) send() {
 			if c.err != nil {
 				// The slots it was to give back stay counted until they
 				// leave the window (the script may not have run).
-				b.r.lost.Add(int64(c.back.n))
+				b.r.notGivenBack.Add(int64(c.giveBack.n))
 			}
 			if c.state.CompareAndSwap(waiting, answered) {
 				c.decided <- struct{}{}
@@ -267,7 +267,7 @@ func (b *batcher) send() {
 // (its own slot stays spent: the request was decided by the fallback).
 func (b *batcher) settle(c *call) {
 	if c.err == nil && c.granted > 1 {
-		b.r.strand(c.key, back{stamp: c.stamp, n: c.granted - 1})
+		b.r.strand(c.key, unspent{stamp: c.stamp, n: c.granted - 1})
 	}
 	c.reset()
 	calls.Put(c)
@@ -305,7 +305,7 @@ func (b *batcher) run(batch []*call, live []*call) {
 	args[0], args[1] = Window.Milliseconds(), leaseMS(b.r.leaseFor)
 	for i, c := range live {
 		keys[i] = b.r.windowKey(c.key)
-		args[2+4*i], args[3+4*i], args[4+4*i], args[5+4*i] = c.limit, c.want, c.back.stamp, c.back.n
+		args[2+4*i], args[3+4*i], args[4+4*i], args[5+4*i] = c.limit, c.want, c.giveBack.stamp, c.giveBack.n
 	}
 	res, err := batchScript.Run(ctx, b.r.client, keys, args...).Int64Slice()
 	if err == nil && len(res) != 3*len(live)+1 {

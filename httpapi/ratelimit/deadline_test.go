@@ -129,7 +129,7 @@ func TestDecideOwnDeadline(t *testing.T) {
 	const timeout = 300 * time.Millisecond
 	r := slowRedis(t, timeout, 600*time.Millisecond)
 	start := time.Now()
-	_, err := r.batch.decide("k", 60, 1, back{}, time.Now())
+	_, err := r.batch.decide("k", 60, 1, unspent{}, time.Now())
 	if err == nil {
 		t.Fatal("an answer slower than the timeout decided")
 	}
@@ -151,10 +151,10 @@ func TestBatchFailedGiveBack(t *testing.T) {
 	}
 	proxy.Cut()
 	defer proxy.Restore()
-	if _, err := r.batch.decide("k", 6400, 10, back{stamp: 123, n: 7}, time.Now()); err == nil {
+	if _, err := r.batch.decide("k", 6400, 10, unspent{stamp: 123, n: 7}, time.Now()); err == nil {
 		t.Fatal("an ask through a cut connection decided")
 	}
-	if _, err := r.batch.decide("j", 6400, 10, back{stamp: 124, n: 5}, time.Now()); err == nil {
+	if _, err := r.batch.decide("j", 6400, 10, unspent{stamp: 124, n: 5}, time.Now()); err == nil {
 		t.Fatal("an ask through a cut connection decided")
 	}
 	// A request gives up at its deadline; its batch may fail later.
@@ -178,13 +178,13 @@ func TestDecideQueuedOwnDeadline(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = r.batch.decide(key, 60, 1, back{}, time.Now())
+			_, errs[i] = r.batch.decide(key, 60, 1, unspent{}, time.Now())
 		}()
 		time.Sleep(10 * time.Millisecond)
 	}
 	time.Sleep(40 * time.Millisecond)
 	start := time.Now()
-	_, err := r.batch.decide("c", 60, 1, back{}, time.Now())
+	_, err := r.batch.decide("c", 60, 1, unspent{}, time.Now())
 	took := time.Since(start)
 	wg.Wait()
 	for i, err := range errs {
@@ -217,7 +217,7 @@ func TestDecideAbandonedLeaseGivenBack(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			at(when)
-			_, err := r.batch.decide(key, 6400, want, back{}, time.Now())
+			_, err := r.batch.decide(key, 6400, want, unspent{}, time.Now())
 			mu.Lock()
 			errs[key] = err
 			mu.Unlock()

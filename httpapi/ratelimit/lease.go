@@ -46,19 +46,19 @@ const (
 // lease is an instance's view of one key: the slots it holds and the
 // key's recent rate here.
 type lease struct {
-	key    string
-	mu     sync.Mutex
-	limit  int       // the limit the slots were granted under
-	left   int       // slots held, not spent yet
-	until  time.Time // no slot is spent from then on (monotonic clock)
-	stamp  int64     // the window's stamp of the held slots
-	count  int       // the window's count when granted, every held slot included
-	reset  time.Time // the window's reset when granted
-	held   bool      // on Redis.held, waiting to give back what is left
-	gone   bool      // swept from Redis.leases: not to be used
-	asking bool      // a request of this key is asking Redis for slots
-	asked  time.Time // when the last ask was queued (monotonic clock)
-	seen   int       // the key's decisions on this instance since then
+	key        string
+	mu         sync.Mutex
+	limit      int       // the limit the slots were granted under
+	left       int       // slots held, not spent yet
+	until      time.Time // no slot is spent from then on (monotonic clock)
+	stamp      int64     // the window's stamp of the held slots
+	count      int       // the window's count when granted, every held slot included
+	reset      time.Time // the window's reset when granted
+	onHeldList bool      // on Redis.heldLeases, waiting to give back what is left
+	gone       bool      // swept from Redis.leases: not to be used
+	askPending bool      // a request of this key is asking Redis for slots
+	asked      time.Time // when the last ask was queued (monotonic clock)
+	seen       int       // the key's decisions on this instance since then
 }
 
 // spend takes one held slot for a request of limit, if the lease allows.
@@ -93,9 +93,9 @@ func (l *lease) extra(limit int, mono time.Time, leaseTime time.Duration) int {
 // errRefused ends an ask that was refused without a round trip.
 var errRefused = errors.New("refused locally")
 
-// back is an ended lease's unspent slots to remove from its window: how
+// unspent is an ended lease's unspent slots to remove from its window: how
 // many, of which stamp.
-type back struct {
+type unspent struct {
 	stamp int64
 	n     int
 }
@@ -130,36 +130,36 @@ func (r *Redis) leaseOf(key string) *lease {
 	return v.(*lease)
 }
 
-// asking is what a request that goes to Redis for a key that leases asks.
-type asking struct {
-	want int  // slots: its own, and the lease's
-	back back // the ended lease's unspent slots, given back in the same call
+// slotAsk is what a request that goes to Redis for a key that leases asks.
+type slotAsk struct {
+	want     int     // slots: its own, and the lease's
+	giveBack unspent // the ended lease's unspent slots, given back in the same call
 }
 
 // take spends one held slot for a request of limit when it can (ok).
 // When it cannot and no other request of the key is asking Redis, the
 // request asks (a.want > 0), giving back what an ended lease left; when
 // another is asking, a.want is 0. gone: the lease was swept, take another.
-func (l *lease) take(limit int, leaseTime time.Duration) (d Decision, ok bool, a asking, gone bool) {
+func (l *lease) take(limit int, leaseTime time.Duration) (d Decision, ok bool, a slotAsk, gone bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.gone {
-		return Decision{}, false, asking{}, true
+		return Decision{}, false, slotAsk{}, true
 	}
 	mono := time.Now() // under the lock: no slot is spent after the lease's end
 	l.seen++
 	if d, ok := l.spend(limit, mono); ok {
-		return d, true, asking{}, false
+		return d, true, slotAsk{}, false
 	}
-	if l.asking {
-		return Decision{}, false, asking{}, false
+	if l.askPending {
+		return Decision{}, false, slotAsk{}, false
 	}
 	a.want = 1 + l.extra(limit, mono, leaseTime)
 	if l.left > 0 { // ended, or granted under another limit
-		a.back = back{stamp: l.stamp, n: l.left}
+		a.giveBack = unspent{stamp: l.stamp, n: l.left}
 		l.left = 0
 	}
-	l.asking, l.asked, l.seen = true, mono, 0
+	l.askPending, l.asked, l.seen = true, mono, 0
 	return Decision{}, false, a, false
 }
 
@@ -167,17 +167,17 @@ func (l *lease) take(limit int, leaseTime time.Duration) (d Decision, ok bool, a
 func (l *lease) done(r *Redis, limit int, a answer, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.asking = false
+	l.askPending = false
 	if err != nil || a.granted <= 1 {
 		return
 	}
 	l.limit, l.left, l.until, l.stamp = limit, a.granted-1, a.queued.Add(r.leaseFor), a.stamp
 	l.count, l.reset = a.count, a.d.Reset
-	if !l.held {
-		l.held = true
-		r.hold.Lock()
-		r.held = append(r.held, l)
-		r.hold.Unlock()
+	if !l.onHeldList {
+		l.onHeldList = true
+		r.heldMu.Lock()
+		r.heldLeases = append(r.heldLeases, l)
+		r.heldMu.Unlock()
 	}
 }
 
@@ -201,11 +201,11 @@ func (r *Redis) returns(every time.Duration) {
 // giveBackExpired returns the unspent slots of the leases whose time is
 // up at mono (of every lease when all is set) in one script call.
 func (r *Redis) giveBackExpired(mono time.Time, all bool) {
-	// l.mu is never taken under r.hold: done takes r.hold under l.mu.
-	r.hold.Lock()
-	held, strays := r.held, r.strays
-	r.held, r.strays = nil, nil
-	r.hold.Unlock()
+	// l.mu is never taken under r.heldMu: done takes r.heldMu under l.mu.
+	r.heldMu.Lock()
+	held, strays := r.heldLeases, r.strays
+	r.heldLeases, r.strays = nil, nil
+	r.heldMu.Unlock()
 	var keep []*lease
 	var keys []string
 	var args []any
@@ -221,16 +221,16 @@ func (r *Redis) giveBackExpired(mono time.Time, all bool) {
 				args = append(args, l.stamp, l.left)
 				l.left = 0
 			}
-			l.held = false
+			l.onHeldList = false
 		} else {
 			keep = append(keep, l)
 		}
 		l.mu.Unlock()
 	}
 	if len(keep) > 0 {
-		r.hold.Lock()
-		r.held = append(r.held, keep...)
-		r.hold.Unlock()
+		r.heldMu.Lock()
+		r.heldLeases = append(r.heldLeases, keep...)
+		r.heldMu.Unlock()
 	}
 	if len(keys) == 0 {
 		return
@@ -242,7 +242,7 @@ func (r *Redis) giveBackExpired(mono time.Time, all bool) {
 		// instances may be refused early, never allowed too much. Not
 		// retried: the script may have run.
 		for i := 1; i < len(args); i += 2 {
-			r.lost.Add(int64(args[i].(int)))
+			r.notGivenBack.Add(int64(args[i].(int)))
 		}
 	}
 }
@@ -251,14 +251,14 @@ func (r *Redis) giveBackExpired(mono time.Time, all bool) {
 // them: to be given back with the next ended leases'.
 type stray struct {
 	key string
-	back
+	unspent
 }
 
 // strand records slots granted to a request that gave up waiting.
-func (r *Redis) strand(key string, bk back) {
-	r.hold.Lock()
+func (r *Redis) strand(key string, bk unspent) {
+	r.heldMu.Lock()
 	r.strays = append(r.strays, stray{key, bk})
-	r.hold.Unlock()
+	r.heldMu.Unlock()
 }
 
 // sweepLeases forgets the leases of keys not asked for a window's time.
@@ -267,7 +267,7 @@ func (r *Redis) sweepLeases() {
 	r.leases.Range(func(k, v any) bool {
 		l := v.(*lease)
 		l.mu.Lock()
-		if !l.asking && !l.held && mono.Sub(l.asked) > Window {
+		if !l.askPending && !l.onHeldList && mono.Sub(l.asked) > Window {
 			l.gone = true
 			r.leases.CompareAndDelete(k, v)
 		}
@@ -282,4 +282,4 @@ func (r *Redis) Leased() int64 { return r.leased.Load() }
 // GiveBackFailures counts the unspent slots that could not be given back,
 // or not known to be: a give-back that failed, or an ask that carried
 // slots to give back and failed.
-func (r *Redis) GiveBackFailures() int64 { return r.lost.Load() }
+func (r *Redis) GiveBackFailures() int64 { return r.notGivenBack.Load() }

@@ -93,16 +93,16 @@ func TestLeaseDone(t *testing.T) {
 	l := r.leaseOf("k")
 	sent := time.Now().Add(-300 * time.Millisecond)
 	l.mu.Lock()
-	l.asking = true
+	l.askPending = true
 	l.mu.Unlock()
 	l.done(r, 1000, answer{granted: 6, count: 20, stamp: 123, queued: sent}, nil)
 	check := func(what string, left int, stamp int64) {
 		t.Helper()
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		if l.asking || l.left != left || l.stamp != stamp || !l.until.Equal(sent.Add(time.Hour)) {
+		if l.askPending || l.left != left || l.stamp != stamp || !l.until.Equal(sent.Add(time.Hour)) {
 			t.Errorf("%s: asking %v, %d held of stamp %d until %v; want %d of %d until an hour after sending",
-				what, l.asking, l.left, l.stamp, l.until, left, stamp)
+				what, l.askPending, l.left, l.stamp, l.until, left, stamp)
 		}
 	}
 	check("a grant of 6", 5, 123)
@@ -119,14 +119,14 @@ func TestLeaseTakeGivesBack(t *testing.T) {
 	now := time.Now()
 	l := &lease{limit: 1000, left: 7, stamp: 42, until: now.Add(-time.Millisecond), asked: now.Add(-time.Second)}
 	_, ok, a, _ := l.take(1000, time.Second)
-	if ok || a.want < 1 || a.back != (back{stamp: 42, n: 7}) || l.left != 0 || !l.asking {
-		t.Fatalf("after the lease's end: ok %v, ask %+v, %d left, asking %v; want an ask giving back 7 of stamp 42", ok, a, l.left, l.asking)
+	if ok || a.want < 1 || a.giveBack != (unspent{stamp: 42, n: 7}) || l.left != 0 || !l.askPending {
+		t.Fatalf("after the lease's end: ok %v, ask %+v, %d left, asking %v; want an ask giving back 7 of stamp 42", ok, a, l.left, l.askPending)
 	}
 	if _, ok, a, _ := l.take(1000, time.Second); ok || a.want != 0 {
 		t.Errorf("while another asks: ok %v, ask %+v, want no ask", ok, a)
 	}
 	l = &lease{limit: 1000, left: 3, stamp: 43, until: now.Add(time.Hour)}
-	if _, ok, a, _ := l.take(2000, time.Second); ok || a.back != (back{stamp: 43, n: 3}) {
+	if _, ok, a, _ := l.take(2000, time.Second); ok || a.giveBack != (unspent{stamp: 43, n: 3}) {
 		t.Errorf("another limit: ok %v, ask %+v, want the 3 held given back", ok, a)
 	}
 	if got := leaseMS(250 * time.Millisecond); got != 251 {

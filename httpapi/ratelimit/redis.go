@@ -44,20 +44,20 @@ end
 // A key of a high limit asked often leases slots of its budget for a
 // moment and spends them without a round trip (see lease.go).
 type Redis struct {
-	client   *redis.Client
-	prefix   string
-	timeout  time.Duration
-	leaseFor time.Duration
-	batch    *batcher
-	refused  sync.Map // key -> refusal: over the limit until reset
-	local    atomic.Int64
+	client        *redis.Client
+	prefix        string
+	timeout       time.Duration
+	leaseFor      time.Duration
+	batch         *batcher
+	refused       sync.Map     // key -> refusal: over the limit until reset
+	localRefusals atomic.Int64 // requests refused without asking Redis
 
-	leases sync.Map // key -> *lease
-	leased atomic.Int64
-	lost   atomic.Int64 // unspent slots not given back
-	hold   sync.Mutex   // guards held and strays
-	held   []*lease     // the leases holding slots
-	strays []stray      // granted to requests that gave up: to give back
+	leases       sync.Map // key -> *lease
+	leased       atomic.Int64
+	notGivenBack atomic.Int64 // unspent slots not given back
+	heldMu       sync.Mutex   // guards heldLeases and strays
+	heldLeases   []*lease     // the leases holding slots
+	strays       []stray      // granted to requests that gave up: to give back
 
 	stop     chan struct{} // closes the returns
 	returned chan struct{} // closed when the returns are done
@@ -146,7 +146,7 @@ func (r *Redis) Ping(ctx context.Context) error {
 }
 
 // LocalRefusals counts the requests refused without asking Redis.
-func (r *Redis) LocalRefusals() int64 { return r.local.Load() }
+func (r *Redis) LocalRefusals() int64 { return r.localRefusals.Load() }
 
 // refusedUntil answers for a key that Redis refused and whose reset time
 // has not come.
@@ -178,7 +178,7 @@ func (r *Redis) Sweep(now time.Time) {
 // it holds any, else in Redis, in the next batch.
 func (r *Redis) Allow(_ context.Context, key string, limit int, now time.Time) (Decision, error) {
 	var l *lease
-	var ask asking
+	var ask slotAsk
 	if limit >= 2*leaseShare {
 		l = r.leaseOf(key)
 		d, ok, a, gone := l.take(limit, r.leaseFor)
@@ -195,14 +195,14 @@ func (r *Redis) Allow(_ context.Context, key string, limit int, now time.Time) (
 			l = nil // another request of the key is asking for slots
 		}
 	}
-	if d, ok := r.refusedUntil(key, limit, now); ok && ask.back.n == 0 {
+	if d, ok := r.refusedUntil(key, limit, now); ok && ask.giveBack.n == 0 {
 		if l != nil {
 			l.done(r, limit, answer{}, errRefused)
 		}
-		r.local.Add(1)
+		r.localRefusals.Add(1)
 		return d, nil
 	}
-	a, err := r.batch.decide(key, limit, ask.want, ask.back, now)
+	a, err := r.batch.decide(key, limit, ask.want, ask.giveBack, now)
 	if l != nil {
 		l.done(r, limit, a, err)
 	}
