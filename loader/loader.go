@@ -36,8 +36,9 @@ type Options struct {
 	// ListenDB is the database whose changes wake the loads: the primary
 	// when the loader reads a replica (nil: the database it reads).
 	ListenDB *DB
-	// ListenTimeout bounds how long a silent PostgreSQL listener
-	// connection goes unnoticed (0: 10 seconds, at most DefaultTimeout).
+	// ListenTimeout is the PostgreSQL listener's ping period: after
+	// three quiet periods it pings, and a ping unanswered within one drops
+	// the connection (0: 10 seconds).
 	ListenTimeout time.Duration
 }
 
