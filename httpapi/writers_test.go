@@ -289,7 +289,7 @@ func TestBulkChanges(t *testing.T) {
 		if err := ld.LoadFlags(ctx); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // time passes, past the overlap: no re-read of the first tick's rows
 		if err := ld.LoadFlags(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -352,7 +352,7 @@ func TestSlowCommit(t *testing.T) {
 		}
 	}
 	for range 3 { // ticks while the vote waits for its commit
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // far past the overlap, on purpose
 		if err := ld.LoadFlags(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -383,7 +383,7 @@ func TestSlowCommit(t *testing.T) {
 	}
 	e.exec("INSERT INTO votes (flag_id, user_id, color) VALUES (?, ?, ?)", "f02", "slow", "green")
 	for i, want := range []int{1, 0} {
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // past the overlap, on purpose: ticks apart
 		if err := ld.LoadFlags(ctx); err != nil {
 			t.Fatal(err)
 		}

@@ -169,7 +169,9 @@ func TestListenOff(t *testing.T) {
 	f := r.store.Snapshot().At(0)
 	r.db.MustExec("INSERT INTO users (id) VALUES ('u-off')")
 	r.db.MustExec("INSERT INTO votes (flag_id, user_id, color) VALUES (?, 'u-off', 'red')", f.ID)
-	time.Sleep(500 * time.Millisecond) // five times SQLite's poll
+	// Lets time pass (five times SQLite's poll) in which a listening
+	// loader would load the write: this one may not.
+	time.Sleep(500 * time.Millisecond)
 	if n := r.count("flags"); n != before {
 		t.Errorf("listen off: %d flag loads after a write, want none", n-before)
 	}
@@ -287,7 +289,10 @@ func TestFollowUpWhileWritesOpen(t *testing.T) {
 	notes := r.ld.Status().Notifications
 	r.db.MustExec("SELECT pg_notify('flagpole_changes', 'flags')")
 	waitFor(t, "the woken load", func() bool { return r.count("flags") > before })
-	time.Sleep(200 * time.Millisecond)
+	// Three loads before the vote commits: by the third the notification's
+	// trailing ring (50 ms) has rung, and at least one of them was a
+	// follow-up of writes open. Only follow-ups can show the vote.
+	waitFor(t, "the trailing load and a follow-up", func() bool { return r.count("flags") > before+2 })
 	if err := vote.Commit(); err != nil {
 		t.Fatal(err)
 	}

@@ -172,6 +172,9 @@ func TestBatchFailedGiveBack(t *testing.T) {
 func TestDecideQueuedOwnDeadline(t *testing.T) {
 	const timeout = 300 * time.Millisecond
 	r := slowRedis(t, timeout, 250*time.Millisecond)
+	// Redis read past the slow proxy: a request whose slot it holds is on
+	// its sender's round trip, waiting for the held answer.
+	direct := testRedis(t, loadertest.RedisURL(t), time.Second)
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	for i, key := range []string{"a", "b"} { // one per sender
@@ -180,9 +183,14 @@ func TestDecideQueuedOwnDeadline(t *testing.T) {
 			defer wg.Done()
 			_, errs[i] = r.batch.decide(key, 60, 1, unspent{}, time.Now())
 		}()
-		time.Sleep(10 * time.Millisecond)
+		deadline := time.Now().Add(5 * time.Second)
+		for direct.client.LLen(context.Background(), r.windowKey(key)).Val() == 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("request %q not in Redis within 5 s", key)
+			}
+			time.Sleep(time.Millisecond)
+		}
 	}
-	time.Sleep(40 * time.Millisecond)
 	start := time.Now()
 	_, err := r.batch.decide("c", 60, 1, unspent{}, time.Now())
 	took := time.Since(start)
