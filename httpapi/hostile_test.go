@@ -17,6 +17,7 @@ import (
 	"github.com/flagpole/flagpole/config/addrset"
 	"github.com/flagpole/flagpole/httpapi"
 	"github.com/flagpole/flagpole/httpapi/ratelimit"
+	"github.com/flagpole/flagpole/loader/loadertest"
 )
 
 // serveWith serves e's store again with opt (Store and Now filled in) and
@@ -180,6 +181,7 @@ func statusOf(t *testing.T, c *http.Client, url string, headers ...string) int {
 // X-Forwarded-For is the client, so a client cannot dodge the limit by
 // prepending addresses of its own.
 func TestAnonLimitClientAddr(t *testing.T) {
+	loadertest.OtherLoopbacks(t)
 	base := newEnv(t, "sqlite", fixtureLines())
 	direct := base.serveWith(httpapi.Options{AnonRateLimit: 3})
 	one, two := dialFrom("127.0.0.1"), dialFrom("127.0.0.2")

@@ -94,6 +94,7 @@ func needFiles(t *testing.T, n uint64) {
 // the flood is refused at 256; with the cap off, the total bound closes
 // the oldest idle connections to make room.
 func TestIdleConnectionFlood(t *testing.T) {
+	loadertest.OtherLoopbacks(t)
 	prlimit, err := exec.LookPath("prlimit")
 	if err != nil {
 		t.Skip("prlimit (util-linux) is not installed")
@@ -171,6 +172,7 @@ func metric(page, name string) float64 {
 // read, are problem+json with the CORS headers and a request id, as
 // every answer of the API; OPTIONS * is the API's preflight.
 func TestWireAnswers(t *testing.T) {
+	loadertest.OtherLoopbacks(t)
 	dbURL := loadertest.URL(t, loader.SQLite)
 	mustRun(t, "seed", "--db", dbURL, "--flags", "5", "--users", "2", "--days", "1")
 	p := startProc(t, "--db", dbURL, "--addr", "127.0.0.1:0", "--max-conns-per-ip", "1",

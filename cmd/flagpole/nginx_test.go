@@ -112,6 +112,7 @@ func startNginx(t *testing.T, bind string, upstreams ...string) string {
 // refused by it. The keyless limit is each instance's own (decided in
 // process), so behind two instances a client gets at most twice it.
 func TestNginxClientAddr(t *testing.T) {
+	loadertest.OtherLoopbacks(t)
 	const proxyAddr = "127.0.0.10" // nginx connects to the instances from here
 	dbURL := loadertest.URL(t, loader.SQLite)
 	mustRun(t, "seed", "--db", dbURL, "--flags", "20", "--users", "5", "--days", "2")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/flagpole/flagpole/httpapi"
 	"github.com/flagpole/flagpole/httpapi/connlimit"
+	"github.com/flagpole/flagpole/loader/loadertest"
 )
 
 // serve runs an HTTP server on a bounded loopback listener.
@@ -39,6 +40,9 @@ var ok = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Writ
 // dial opens a connection from the local address from and, when request
 // is set, sends one keep-alive request and reads the answer's status.
 func dial(t *testing.T, from, addr string, request bool) (net.Conn, *bufio.Reader, int) {
+	if from != "127.0.0.1" {
+		loadertest.OtherLoopbacks(t)
+	}
 	t.Helper()
 	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 5 * time.Second}
 	c, err := d.Dial("tcp", addr)

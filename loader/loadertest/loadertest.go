@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -117,4 +118,15 @@ func Open(tb testing.TB, d loader.Dialect) (*loader.DB, string) {
 	}
 	tb.Cleanup(func() { db.Close() })
 	return db, u
+}
+
+// OtherLoopbacks skips the test where it cannot dial from a loopback
+// address past 127.0.0.1 (127.0.0.2, 127.0.0.10, ...): Linux binds all of
+// 127.0.0.0/8 to lo, macOS and Windows 127.0.0.1 alone. The tests that
+// tell clients apart by address need several.
+func OtherLoopbacks(tb testing.TB) {
+	tb.Helper()
+	if runtime.GOOS != "linux" {
+		tb.Skip("dials from 127.0.0.2 and up, which only Linux binds to the loopback interface")
+	}
 }
