@@ -41,6 +41,16 @@ func newLiveRig(t *testing.T, d loader.Dialect) *liveRig {
 	return r
 }
 
+// anyFlag returns the id and slug of an approved flag, read from the
+// database.
+func (r *liveRig) anyFlag(t *testing.T) (id, slug string) {
+	t.Helper()
+	if err := r.direct.QueryRow("SELECT id, slug FROM flags WHERE status = 'APPROVED' ORDER BY id LIMIT 1").Scan(&id, &slug); err != nil {
+		t.Fatal(err)
+	}
+	return id, slug
+}
+
 // firstFlag returns the id, slug and red count of the first flag of the
 // default page as base serves it.
 func (r *liveRig) firstFlag(t *testing.T, base string) (id, slug string, red int64) {

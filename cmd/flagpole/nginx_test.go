@@ -170,44 +170,19 @@ func TestNginxClientAddr(t *testing.T) {
 // opened, with hour-long schedules, so only the database's wake-up and an
 // unbuffered proxy can bring it in time.
 func TestNginxStream(t *testing.T) {
-	dbURL := loadertest.URL(t, loader.SQLite)
-	mustRun(t, "seed", "--db", dbURL, "--flags", "20", "--users", "5", "--days", "2")
-	key := strings.TrimSpace(mustRun(t, "keys", "create", "--db", dbURL, "--name", "nginx-stream", "--limit", "1000"))
+	r := newLiveRig(t, loader.SQLite)
 	var bases []string
 	for i := 0; i < 2; i++ {
-		p := startProc(t, append([]string{"--db", dbURL, "--addr", "127.0.0.1:0"}, hourly...)...)
+		p := startProc(t, append([]string{"--db", r.dbURL, "--addr", "127.0.0.1:0"}, hourly...)...)
 		p.wait(t)
 		until(t, p.base+" ready", 60*time.Second, func() bool { s, _ := readyz(p.base); return s == 200 })
 		bases = append(bases, p.base)
 	}
 	base := startNginx(t, "127.0.0.1", bases...)
-	ldb, err := loader.Open(t.Context(), dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ldb.Close()
-	var id, slug string
-	if err := ldb.QueryRow("SELECT id, slug FROM flags WHERE status = 'APPROVED' ORDER BY id LIMIT 1").Scan(&id, &slug); err != nil {
-		t.Fatal(err)
-	}
-	req, _ := http.NewRequest(http.MethodGet, base+"/api/public/stream?slug="+slug, nil)
-	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := (&http.Client{}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		t.Fatalf("stream through nginx: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
-	}
-	expect := sseLines(t, resp.Body, 10*time.Second)
+	id, slug := r.anyFlag(t)
+	expect := sseLines(t, openStream(t, base, r.key, slug).Body, 10*time.Second)
 	expect("event: ready")
-	if _, err := ldb.Exec("INSERT INTO users (id) VALUES ('nginx-voter')"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ldb.Exec("INSERT INTO votes (flag_id, user_id, color) VALUES (?, 'nginx-voter', 'red')", id); err != nil {
-		t.Fatal(err)
-	}
+	r.vote(t, id)
 	expect("event: votes")
 	if data := expect("data: "); !strings.Contains(data, `"slug":"`+slug+`"`) {
 		t.Errorf("the votes event names another flag: %s", data)

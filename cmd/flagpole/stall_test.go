@@ -24,23 +24,15 @@ const (
 // stallRig is a PostgreSQL database with a few flags and a key, a proxy in
 // front of it, and a way in around the proxy.
 type stallRig struct {
-	dbURL, proxied, key string
-	proxy               *loadertest.Proxy
-	direct              *loader.DB
+	*liveRig
+	proxied string
+	proxy   *loadertest.Proxy
 }
 
 func newStallRig(t *testing.T) *stallRig {
 	t.Helper()
-	r := &stallRig{dbURL: loadertest.URL(t, loader.Postgres)}
-	mustRun(t, "seed", "--db", r.dbURL, "--flags", "30", "--users", "5", "--days", "2")
-	r.key = strings.TrimSpace(mustRun(t, "keys", "create", "--db", r.dbURL, "--name", "stall", "--limit", "100000"))
+	r := &stallRig{liveRig: newLiveRig(t, loader.Postgres)}
 	r.proxied, r.proxy = viaProxy(t, r.dbURL)
-	db, err := loader.Open(context.Background(), r.dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	r.direct = db
 	return r
 }
 

@@ -2,10 +2,8 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,43 +15,17 @@ import (
 // deadline), brings a vote written after it opened, and serve's stop
 // ends it with an end event (reason shutdown) rather than waiting for it.
 func TestServeStream(t *testing.T) {
-	db := "sqlite:" + filepath.Join(t.TempDir(), "stream.db")
-	mustRun(t, "seed", "--db", db, "--flags", "20", "--users", "5", "--days", "2")
-	key := strings.TrimSpace(mustRun(t, "keys", "create", "--db", db, "--name", "stream", "--limit", "1000"))
-	s := startServe(t, noEnv, "--db", db, "--addr", "127.0.0.1:0", "--refresh", "@every 1s", "--write-timeout", "1s",
+	r := newLiveRig(t, loader.SQLite)
+	s := startServe(t, noEnv, "--db", r.dbURL, "--addr", "127.0.0.1:0", "--refresh", "@every 1s", "--write-timeout", "1s",
 		"--access-log=false", "--snapshot-daily=false")
 	base := listenAddr(t, s)
 	waitReady(t, s, base)
-
-	ldb, err := loader.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ldb.Close()
-	var id, slug string
-	if err := ldb.QueryRow("SELECT id, slug FROM flags WHERE status = 'APPROVED' ORDER BY id LIMIT 1").Scan(&id, &slug); err != nil {
-		t.Fatal(err)
-	}
-
-	req, _ := http.NewRequest(http.MethodGet, base+"/api/public/stream?slug="+slug, nil)
-	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := http.DefaultTransport.RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("stream: %d", resp.StatusCode)
-	}
+	id, slug := r.anyFlag(t)
+	resp := openStream(t, base, r.key, slug)
 	next := sseLines(t, resp.Body, 20*time.Second)
 	next("event: ready")
 	time.Sleep(1500 * time.Millisecond) // past write_timeout
-	if _, err := ldb.Exec("INSERT INTO users (id) VALUES ('stream-user')"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ldb.Exec("INSERT INTO votes (flag_id, user_id, color) VALUES (?, 'stream-user', 'red')", id); err != nil {
-		t.Fatal(err)
-	}
+	r.vote(t, id)
 	next("event: votes")
 	if data := next("data: "); !strings.Contains(data, `"slug":"`+slug+`"`) {
 		t.Errorf("votes data %s, want the flag %s", data, slug)
@@ -101,4 +73,24 @@ func sseLines(t *testing.T, body io.Reader, timeout time.Duration) func(prefix s
 			}
 		}
 	}
+}
+
+// openStream opens base's live stream of slug with key; it fails the test
+// unless the answer is 200 text/event-stream, and closes it at the end.
+func openStream(t *testing.T, base, key, slug string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, base+"/api/public/stream?slug="+slug, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("stream of %s: %d %s", base, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	return resp
 }

@@ -19,11 +19,11 @@
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { check, cleanEnv, Failure, freePort, sleep, waitFor } from './common.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -41,39 +41,11 @@ const SAMPLES = [
 ];
 
 const log = (...a) => console.log('[e2e docs]', ...a);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-class Failure extends Error {}
-function check(cond, msg) {
-  if (!cond) throw new Failure(msg);
-}
-
-async function waitFor(what, f, timeoutMs, everyMs = 250) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Failure(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startServer(tmp) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FLAGPOLE_')));
+  const env = cleanEnv();
   const child = spawn('go', ['run', './cmd/flagpole', 'serve', '--demo', '--db', `sqlite:${path.join(tmp, 'docs.db')}`,
     '--addr', `127.0.0.1:${port}`], { cwd: repo, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
   const srv = { base, err: '', exited: null };

@@ -32,12 +32,12 @@
 import { spawn, execFile } from 'node:child_process';
 import { mkdtemp, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
+import { check, cleanEnv, Failure, freePort, sleep, waitFor } from './common.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -55,42 +55,9 @@ const ENDPOINTS = [
 ];
 
 const log = (...a) => console.log('[e2e]', ...a);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-class Failure extends Error {}
-function check(cond, msg) {
-  if (!cond) throw new Failure(msg);
-}
-
-async function waitFor(what, f, timeoutMs, everyMs = 250) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Failure(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 // ---------- the server ----------
 
-// cleanEnv is this process's environment without FLAGPOLE_* settings, so
-// the server runs with the defaults whatever the shell has set.
-function cleanEnv() {
-  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FLAGPOLE_')));
-}
 
 async function startServer(tmp) {
   const port = await freePort();
