@@ -92,20 +92,18 @@ func (d *pgDialer) DialContext(ctx context.Context, network, address string) (ne
 
 // abort closes every open connection, so that calls blocked on them
 // return at once, and refuses new ones.
-func (d *pgDialer) abort() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.aborted = true
-	for c := range d.conns {
-		c.Conn.Close()
-	}
-}
+func (d *pgDialer) abort() { d.closeAll(true) }
 
 // drop closes every open connection, so that calls blocked on them fail
 // and their owners dial again.
-func (d *pgDialer) drop() {
+func (d *pgDialer) drop() { d.closeAll(false) }
+
+// closeAll closes every open connection and, with refuse, every later
+// dial.
+func (d *pgDialer) closeAll(refuse bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.aborted = d.aborted || refuse
 	for c := range d.conns {
 		c.Conn.Close()
 	}

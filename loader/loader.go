@@ -208,6 +208,13 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	if err := l.db.QueryRowContext(ctx, l.db.q.watermark).Scan(&b.flagWM, &b.writing); err != nil {
 		return nil, 0, fmt.Errorf("load: %w", err)
 	}
+	if p := l.opt.ListenDB; l.opt.Listen && p != l.db && p.Dialect == Postgres {
+		// A standby's sessions hold no transaction ids: the writes that
+		// may commit after this load are open on the primary.
+		if err := p.QueryRowContext(ctx, p.q.writing).Scan(&b.writing); err != nil {
+			return nil, 0, fmt.Errorf("load: %w", err)
+		}
+	}
 	tx, err := l.db.BeginRead(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("load: %w", err)
@@ -318,7 +325,12 @@ func (l *Loader) LoadKeys(ctx context.Context) error {
 func (l *Loader) Run(ctx context.Context, fs, ks cron.Schedule, ready func()) error {
 	w := newWakes()
 	if l.opt.Listen {
-		go l.watch(ctx, l.opt.ListenDB, w)
+		watching := make(chan struct{})
+		go func() {
+			defer close(watching)
+			l.watch(ctx, l.opt.ListenDB, w)
+		}()
+		defer func() { <-watching }()
 	}
 	c := cron.New(cron.WithLocation(time.UTC))
 	c.Schedule(ks, cron.FuncJob(w.wakeKeys))
@@ -354,7 +366,7 @@ func (l *Loader) Run(ctx context.Context, fs, ks cron.Schedule, ready func()) er
 // runKeys loads the keys until it succeeds, closes first, then loads
 // them on each ring until ctx ends.
 func (l *Loader) runKeys(ctx context.Context, wake <-chan struct{}, first chan<- struct{}) {
-	if retry(ctx, wake, func() error { return withTimeout(ctx, time.Minute, l.LoadKeys) },
+	if retry(ctx, func() error { return withTimeout(ctx, time.Minute, l.LoadKeys) },
 		func(err error, wait time.Duration) {
 			l.logErr(err, "first key load failed; retrying", "in_ms", wait.Milliseconds())
 		}) != nil {
@@ -376,7 +388,7 @@ func (l *Loader) runKeys(ctx context.Context, wake <-chan struct{}, first chan<-
 // succeeds, closes first, loads the history until that succeeds, then
 // loads what changed on each ring until ctx ends.
 func (l *Loader) runFlags(ctx context.Context, wake chan struct{}, first chan<- struct{}) error {
-	if err := retry(ctx, wake, func() error { return withTimeout(ctx, 5*time.Minute, l.LoadFlagsOnly) },
+	if err := retry(ctx, func() error { return withTimeout(ctx, 5*time.Minute, l.LoadFlagsOnly) },
 		func(err error, wait time.Duration) {
 			l.logErr(err, "first load failed; retrying", "in_ms", wait.Milliseconds())
 		}); err != nil {
@@ -386,7 +398,7 @@ func (l *Loader) runFlags(ctx context.Context, wake chan struct{}, first chan<- 
 	l.opt.Log.Info("first load done", "flags", l.store.Snapshot().Len(),
 		"duration_ms", st.LastDuration.Milliseconds())
 	close(first)
-	if err := retry(ctx, nil, func() error { return withTimeout(ctx, 5*time.Minute, l.LoadFlags) },
+	if err := retry(ctx, func() error { return withTimeout(ctx, 5*time.Minute, l.LoadFlags) },
 		func(err error, wait time.Duration) {
 			l.logErr(err, "trend history load failed; retrying", "in_ms", wait.Milliseconds())
 		}); err != nil {
@@ -395,7 +407,7 @@ func (l *Loader) runFlags(ctx context.Context, wake chan struct{}, first chan<- 
 	st = l.Status()
 	l.opt.Log.Info("trend history loaded", "trend_points", l.store.Snapshot().Trends.Rows(),
 		"trend_bytes", l.store.Snapshot().Trends.Bytes(), "duration_ms", st.LastDuration.Milliseconds())
-	follow := followUp{ring: ring, wake: wake}
+	follow := followUp{wake: wake}
 	for {
 		select {
 		case <-ctx.Done():
@@ -410,9 +422,10 @@ func (l *Loader) runFlags(ctx context.Context, wake chan struct{}, first chan<- 
 }
 
 // retry runs load until it succeeds, waiting between tries from 200 ms
-// doubling to 10 s, or less when wake rings; it returns ctx's error if ctx
-// ends first.
-func retry(ctx context.Context, wake <-chan struct{}, load func() error, failed func(error, time.Duration)) error {
+// doubling to 10 s (a change in the database does not cut the wait short:
+// a failing first load would run once per change); it returns ctx's error
+// if ctx ends first.
+func retry(ctx context.Context, load func() error, failed func(error, time.Duration)) error {
 	for wait := 200 * time.Millisecond; ; wait = min(wait*2, 10*time.Second) {
 		err := load()
 		if err == nil {
@@ -427,10 +440,8 @@ func retry(ctx context.Context, wake <-chan struct{}, load func() error, failed 
 		case <-ctx.Done():
 			t.Stop()
 			return ctx.Err()
-		case <-wake:
 		case <-t.C:
 		}
-		t.Stop()
 	}
 }
 

@@ -17,6 +17,7 @@ type queries struct {
 	trendsFrom   string
 	trendsDay    string
 	watermark    string
+	writing      string // PostgreSQL: whether another client holds a write open (pgWriting)
 	changes      string
 	users        string
 	voteTimes    string // every vote of an approved flag since ?
@@ -137,6 +138,7 @@ func queriesFor(d Dialect) *queries {
 			" ORDER BY flag_id, day",
 		watermark: "SELECT " + msExpr(d, map[Dialect]string{Postgres: pgWatermark, SQLite: "'now'"}[d]) +
 			", " + map[Dialect]string{Postgres: pgWriting, SQLite: "0"}[d],
+		writing: "SELECT " + pgWriting,
 		changes: "SELECT id, kind, COALESCE(" + dayTextExpr(d, "day") + ", '') FROM data_changes WHERE id > ? ORDER BY id",
 		trendsDay: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots WHERE day = " + day +
 			" ORDER BY flag_id, day",

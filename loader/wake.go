@@ -68,7 +68,6 @@ func echo(ring func(), d time.Duration) func() {
 // one of them until it commits. The delay doubles from 20 ms to 1 s while
 // writes stay open, and starts over once a load finds none.
 type followUp struct {
-	ring  func(chan struct{})
 	wake  chan struct{}
 	delay time.Duration
 	timer *time.Timer
@@ -82,7 +81,7 @@ func (f *followUp) after(open bool) {
 	}
 	f.delay = min(max(2*f.delay, 20*time.Millisecond), time.Second)
 	f.stop()
-	f.timer = time.AfterFunc(f.delay, func() { f.ring(f.wake) })
+	f.timer = time.AfterFunc(f.delay, func() { ring(f.wake) })
 }
 
 func (f *followUp) stop() {
@@ -136,21 +135,24 @@ func (l *Loader) listen(ctx context.Context, db *DB, w *wakes) {
 			l.logErr(db.Explain(err), "change listener cannot connect; retrying")
 		}
 	})
+	// The sockets first: a ping or a handshake in flight holds the
+	// listener's lock, which Close takes, until its socket fails.
 	stop := context.AfterFunc(ctx, func() {
-		ln.Close()
 		dialer.abort()
+		ln.Close()
 	})
 	defer stop()
 	go func() {
 		if err := ln.Listen(notifyChannel); err != nil {
-			l.logErr(err, "LISTEN failed; the loads poll on their schedules")
+			if ctx.Err() == nil {
+				l.logErr(err, "LISTEN failed; the loads poll on their schedules")
+			}
 			return
 		}
 		l.watcher.up.Store(true)
 		w.wakeAll() // what changed before LISTEN took effect
 	}()
-	var heard atomic.Int64 // notifications, for the pinger
-	go l.ping(ctx, ln, dialer, &heard)
+	go l.ping(ctx, ln, dialer)
 	wakeFlags, wakeKeys := echo(w.wakeFlags, trailing), w.wakeKeys
 	if db != l.db {
 		// The loads read a replica, which may not have replayed the
@@ -158,8 +160,9 @@ func (l *Loader) listen(ctx context.Context, db *DB, w *wakes) {
 		wakeFlags, wakeKeys = echo(wakeFlags, replicaEcho), echo(w.wakeKeys, replicaEcho)
 	}
 	for n := range ln.NotificationChannel() {
-		l.watcher.notes.Add(1)
-		heard.Add(1)
+		if n != nil {
+			l.watcher.notes.Add(1)
+		}
 		switch {
 		case n == nil: // reconnected: what was sent meanwhile is lost
 			wakeFlags()
@@ -175,18 +178,18 @@ func (l *Loader) listen(ctx context.Context, db *DB, w *wakes) {
 // ping checks the listener's connection when it has been quiet for three
 // timeouts: a ping unanswered within one drops the connection, which the
 // listener then dials again (and rings both loads).
-func (l *Loader) ping(ctx context.Context, ln *pq.Listener, dialer *pgDialer, heard *atomic.Int64) {
+func (l *Loader) ping(ctx context.Context, ln *pq.Listener, dialer *pgDialer) {
 	timeout := l.opt.ListenTimeout
 	t := time.NewTicker(3 * timeout)
 	defer t.Stop()
-	last := heard.Load()
+	last := l.watcher.notes.Load()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		if n := heard.Load(); n != last {
+		if n := l.watcher.notes.Load(); n != last {
 			last = n // notifications came: the connection reads
 			continue
 		}
@@ -251,8 +254,8 @@ func (l *Loader) pollDataVersion(ctx context.Context, db *DB, w *wakes) {
 					}
 					opened = true
 					l.watcher.up.Store(true)
+					w.wakeAll()
 				}
-				w.wakeAll()
 			}
 		} else {
 			var v int64
