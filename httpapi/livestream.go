@@ -13,12 +13,6 @@ import (
 // streamRoute is the live stream's route.
 const streamRoute = "/api/public/stream"
 
-// Defaults of the stream bounds.
-const (
-	DefaultMaxStreamsPerKey = 5
-	DefaultMaxStreams       = 20000
-)
-
 // newHub makes the live stream's hub of the API's store.
 func newHub(opt Options) *stream.Hub {
 	return stream.New(opt.Store, stream.Options{Item: appendStreamItem, String: appendString,

@@ -51,8 +51,8 @@ type Options struct {
 	// (0: every 30 seconds).
 	SweepEvery time.Duration
 	// MaxStreamsPerKey is the most live streams one key holds open (0:
-	// DefaultMaxStreamsPerKey); MaxStreams, the most this process holds
-	// (0: DefaultMaxStreams).
+	// the hub's default, 5); MaxStreams, the most this process holds (0:
+	// 20,000). See stream.Options.
 	MaxStreamsPerKey, MaxStreams int
 	// StreamHeartbeat is how often an idle stream sends a comment line
 	// (0: 15 s); StreamWriteTimeout bounds each write to a stream (0: 10 s);
@@ -216,5 +216,6 @@ func (a *API) routes() *gin.Engine {
 // and the access log name the route of a preflight. The route has no
 // handler of its own: corsEverywhere, one of the middleware every route
 // runs, answers every OPTIONS request (204 with the policy and Allow), on
-// a path of the API or not.
+// a path of the API or not. It relies on that middleware being installed
+// (e.Use) before the routes: gin refuses a route with no handler at all.
 func preflightRoute(e *gin.Engine, path string) { e.OPTIONS(path) }
