@@ -208,11 +208,13 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	if err := l.db.QueryRowContext(ctx, l.db.q.watermark).Scan(&b.flagWM, &b.writing); err != nil {
 		return nil, 0, fmt.Errorf("load: %w", err)
 	}
-	if p := l.opt.ListenDB; l.opt.Listen && p != l.db && p.Dialect == Postgres {
+	if p := l.opt.ListenDB; l.opt.Listen && p != l.db && p.Dialect == Postgres && l.watcher.up.Load() {
 		// A standby's sessions hold no transaction ids: the writes that
-		// may commit after this load are open on the primary.
+		// may commit after this load are open on the primary. Asked only
+		// while the primary's feed is up, and a failure is no open write:
+		// the loads from the replica never wait on the primary.
 		if err := p.QueryRowContext(ctx, p.q.writing).Scan(&b.writing); err != nil {
-			return nil, 0, fmt.Errorf("load: %w", err)
+			b.writing = false
 		}
 	}
 	tx, err := l.db.BeginRead(ctx)
