@@ -22,7 +22,9 @@ type Change struct {
 
 // delta is how a new snapshot's flags differ from the previous one's.
 type delta struct {
-	remap []int32 // prev position -> new position, -1 for a flag removed or replaced
+	// remap maps a prev position to its new one, -1 for a flag removed or
+	// replaced; nil where no position shifted (see collectInPlace).
+	remap []int32
 	stale []int32 // prev positions of the flags removed or replaced, ascending
 	fresh []int32 // new positions of the flags added or replacing one, ascending
 	moved bool    // a flag was added or removed, so positions shifted
@@ -47,7 +49,10 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 	if s.Trends == nil {
 		s.Trends = prev.Trends
 	}
-	d, err := s.collect(prev, ch)
+	d, inPlace, err := s.collectInPlace(prev, ch)
+	if err == nil && !inPlace {
+		d, err = s.collect(prev, ch)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +69,7 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 	}
 	// After compactLexicon, which may put copies in the flags' places.
 	s.recordChanges(prev, d)
+	s.fresh = d.fresh
 	return s, nil
 }
 
@@ -129,6 +135,48 @@ func (s *Snapshot) collect(prev *Snapshot, ch Change) (delta, error) {
 		}
 	}
 	return d, nil
+}
+
+// collectInPlace is collect for a change that adds and removes no flag
+// (votes, edits): the flags keep their positions, so it copies prev's and
+// replaces the changed ones, without a walk of every flag or a remap. It
+// reports false, having done nothing, for a change that may add or remove
+// a flag; collect then makes the flags.
+func (s *Snapshot) collectInPlace(prev *Snapshot, ch Change) (delta, bool, error) {
+	var d delta
+	if ch.Full || len(prev.flags) == 0 {
+		return d, false, nil
+	}
+	in := sortedByID(ch.Flags)
+	for _, k := range in {
+		x := &ch.Flags[k]
+		if _, ok := prev.byID[x.ID]; ok != x.Approved {
+			return d, false, nil // an approval, a rejection or a deletion
+		}
+	}
+	var a *arena
+	if len(in) >= arenaMin {
+		a = newArena()
+	}
+	s.flags = slices.Clone(prev.flags)
+	for _, k := range in { // by id, so positions ascend
+		x := &ch.Flags[k]
+		i, ok := prev.byID[x.ID]
+		if !ok {
+			continue // not approved before or now
+		}
+		pf := prev.flags[i]
+		nf, err := s.next(pf, x, false, a)
+		if err != nil {
+			return d, false, err
+		}
+		if nf != pf {
+			s.flags[i] = nf
+			d.stale = append(d.stale, i)
+			d.fresh = append(d.fresh, i)
+		}
+	}
+	return d, true, nil
 }
 
 // next is what becomes of one flag: pf is prev's (nil for none) and x the
@@ -215,10 +263,14 @@ func (s *Snapshot) attributes(prev *Snapshot, d delta) {
 			s.regIdx[r] = len(s.regIdx) + 1
 		}
 	}
-	s.attr = make([]uint32, len(s.flags))
-	for j, i := range d.remap {
-		if i >= 0 {
-			s.attr[i] = prev.attr[j]
+	if d.remap == nil {
+		s.attr = slices.Clone(prev.attr)
+	} else {
+		s.attr = make([]uint32, len(s.flags))
+		for j, i := range d.remap {
+			if i >= 0 {
+				s.attr[i] = prev.attr[j]
+			}
 		}
 	}
 	for _, i := range d.fresh {

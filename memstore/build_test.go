@@ -160,8 +160,33 @@ func TestTicksEqualBuildFromScratch(t *testing.T) {
 			if snap != nil {
 				sameChanges(t, fmt.Sprintf("seed %d tick %d", seed, tick), snap, next)
 			}
+			sameFresh(t, fmt.Sprintf("seed %d tick %d", seed, tick), snap, next)
 			snap = next
 		}
+	}
+	if n := placeFaults.Load(); n != 0 {
+		t.Fatalf("%d builds could not re-place a flag in its orders", n)
+	}
+}
+
+// sameFresh checks that next.Fresh yields, in id order, exactly the
+// flags of next that prev (nil for none) does not hold.
+func sameFresh(t *testing.T, at string, prev, next *Snapshot) {
+	t.Helper()
+	held := map[*Flag]bool{}
+	if prev != nil {
+		for i := range prev.Len() {
+			held[prev.At(i)] = true
+		}
+	}
+	var want []*Flag
+	for i := range next.Len() {
+		if !held[next.At(i)] {
+			want = append(want, next.At(i))
+		}
+	}
+	if got := slices.Collect(next.Fresh()); !slices.Equal(got, want) {
+		t.Fatalf("%s: Fresh yields %d flags, want %d", at, len(got), len(want))
 	}
 }
 

@@ -45,10 +45,10 @@ func (s *Snapshot) deriveStats(agg Aggregates, votes int64) {
 		Mixed: count(0, int(Yellow)+1, 0)}
 	// The newest order ascends by creation time: the flags of the last
 	// 24 hours are its tail.
-	newest := s.orders[listAll][SortNewest][0]
+	newest := &s.orders[listAll][SortNewest][0]
 	dayAgo := s.LoadedAt.Add(-24 * time.Hour).UnixMilli()
-	first, _ := slices.BinarySearchFunc(newest, dayAgo, func(i int32, t int64) int { return cmp.Compare(s.flags[i].createdMS, t) })
-	st.AddedLast24h = int64(len(newest) - first)
+	first := newest.search(func(i int32) bool { return s.flags[i].createdMS >= dayAgo })
+	st.AddedLast24h = int64(newest.len() - first)
 
 	s.categories = make([]CategoryCount, NumCategories)
 	for c := range s.categories {

@@ -17,3 +17,6 @@ func (s *Snapshot) Search(q string, limit int) ([]SearchHit, int) {
 	}
 	return r.Hits, r.Total
 }
+
+// flat is the order's positions in one slice.
+func (o *order) flat() []int32 { return o.slice(0, o.len()) }

@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -44,6 +45,38 @@ type Flag struct {
 	words   []uint32
 	wordEnd [NumLangs]uint16
 	stemEnd [NumLangs]uint16
+	enc     atomic.Pointer[Encoding]
+}
+
+// Encoding is the HTTP layer's JSON of a flag, kept with the flag: a Flag
+// never changes once built, so neither does its encoding, and the
+// snapshots that share a flag share it; a tick encodes only the flags it
+// brings (see Snapshot.Fresh).
+type Encoding struct {
+	JSON      []byte // the detail object
+	ItemEnd   int32  // JSON[:ItemEnd] + "}" is the list item
+	SearchCut int32  // JSON[:SearchCut] starts the search item, before the rank
+}
+
+// Encoding returns the encoding kept with f, or nil for none yet.
+func (f *Flag) Encoding() *Encoding { return f.enc.Load() }
+
+// SetEncoding keeps e with f, unless f has one already; it returns the one
+// kept. Two readers that encode one flag at once keep the first's.
+func (f *Flag) SetEncoding(e *Encoding) *Encoding {
+	if f.enc.CompareAndSwap(nil, e) {
+		return e
+	}
+	return f.enc.Load()
+}
+
+// renumbered makes into a copy of f whose word and stem ids are words,
+// with f's encoding: the lexicon's compaction (see compactLexicon).
+func (f *Flag) renumbered(into *Flag, words []uint32) {
+	*into = Flag{ID: f.ID, Slug: f.Slug, Category: f.Category, Region: f.Region, Text: f.Text, Description: f.Description,
+		Contexts: f.Contexts, Red: f.Red, Green: f.Green, Dominant: f.Dominant, controversy: f.controversy,
+		createdMS: f.createdMS, updatedMS: f.updatedMS, words: words, wordEnd: f.wordEnd, stemEnd: f.stemEnd}
+	into.enc.Store(f.enc.Load())
 }
 
 // lexicon numbers the folded words the snapshots of one loader have

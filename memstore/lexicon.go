@@ -53,8 +53,6 @@ func (s *Snapshot) compactLexicon() {
 	flags := make([]Flag, len(s.flags))
 	all := make([]uint32, 0, total)
 	for i, f := range s.flags {
-		nf := &flags[i]
-		*nf = *f
 		split := int(f.wordEnd[NumLangs-1])
 		from := len(all)
 		for k, id := range f.words {
@@ -64,9 +62,10 @@ func (s *Snapshot) compactLexicon() {
 				all = append(all, renumber(stems, id, old.stems.words, &lx.stems.words, lx.stems.ids))
 			}
 		}
-		nf.words = all[from:len(all):len(all)]
-		s.flags[i] = nf
+		f.renumbered(&flags[i], all[from:len(all):len(all)])
+		s.flags[i] = &flags[i]
 	}
+	s.renewed = true
 	// The stems known of words in use carry over; those by the word as
 	// written are found again when needed.
 	for l, byID := range old.stems.byID {

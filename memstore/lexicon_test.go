@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"fmt"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -104,6 +105,44 @@ func TestLexiconBounded(t *testing.T) {
 		exp, expN := fresh.Search(q, 50)
 		if gotN != expN || gotN == 0 || len(got) != len(exp) || got[0].Flag.ID != exp[0].Flag.ID || got[0].Rank != exp[0].Rank {
 			t.Errorf("search %q: %d hits, want %d as the fresh snapshot's", q, gotN, expN)
+		}
+	}
+}
+
+// The compaction's copy of a flag keeps every field but the word ids, and
+// the encoding a reader kept with it: a field added to Flag and not to
+// renumbered fails here.
+func TestRenumberedKeepsEveryField(t *testing.T) {
+	d := "why"
+	in := FlagInput{ID: "flg_1", Slug: "s", Approved: true, Category: Categories[2], Region: "TR",
+		Text: [NumLangs]string{"bir", "two", "drei", "cuatro"}, Description: [NumLangs]*string{&d},
+		Contexts: []string{Contexts[0]}, CreatedAt: time.UnixMilli(1e12), UpdatedAt: time.UnixMilli(2e12), Red: 2, Green: 9}
+	s, err := Build(nil, Change{Full: true, Flags: []FlagInput{in}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := s.At(0)
+	f.SetEncoding(&Encoding{JSON: []byte("{}"), ItemEnd: 1, SearchCut: 1})
+	src := reflect.ValueOf(f).Elem()
+	for i := range src.NumField() {
+		if src.Field(i).IsZero() {
+			t.Fatalf("the test's flag leaves %s zero: it cannot show the field is copied", src.Type().Field(i).Name)
+		}
+	}
+	var c Flag
+	words := []uint32{7, 8}
+	f.renumbered(&c, words)
+	dst := reflect.ValueOf(&c).Elem()
+	for i := range src.NumField() {
+		name := src.Type().Field(i).Name
+		want := src.Field(i)
+		if name == "words" {
+			want = reflect.ValueOf(words)
+		}
+		// fmt prints unexported fields, pointers as addresses: equal
+		// prints are the same values, and the same pointers.
+		if got, want := fmt.Sprintf("%#v", dst.Field(i)), fmt.Sprintf("%#v", want); got != want {
+			t.Errorf("field %s is %s, want %s", name, got, want)
 		}
 	}
 }

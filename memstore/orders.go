@@ -1,16 +1,21 @@
 package memstore
 
 import (
-	"cmp"
+	"math"
 	"slices"
+	"sync/atomic"
 )
 
 // buildOrders makes the orders of every list: prev's, without the flags
 // removed or replaced and in the new positions, with the fresh flags
 // merged in at their places. A list no flag left or joined keeps prev's
 // orders, shared, unless positions shifted. From an empty snapshot this
-// is a sort of every flag, split per list.
+// is a sort of every flag, split per list. Where no position shifted,
+// placeOrders does the same in the blocks the changes touch.
 func (s *Snapshot) buildOrders(prev *Snapshot, d delta) {
+	if !d.moved && s.placeOrders(prev, d) {
+		return
+	}
 	s.orders = make([]*orderSet, listRegion+1+len(s.regIdx))
 	copy(s.orders, prev.orders)
 	redo := make([]bool, len(s.orders))
@@ -24,6 +29,16 @@ func (s *Snapshot) buildOrders(prev *Snapshot, d delta) {
 		for _, l := range listsOf(s.attr[i]) {
 			redo[l] = true
 			joins[l]++
+		}
+	}
+	remap := d.remap
+	if remap == nil { // collectInPlace: the same positions, less the stale
+		remap = make([]int32, len(prev.flags))
+		for j := range remap {
+			remap[j] = int32(j)
+		}
+		for _, j := range d.stale {
+			remap[j] = -1
 		}
 	}
 	var lists []int
@@ -55,16 +70,100 @@ func (s *Snapshot) buildOrders(prev *Snapshot, d delta) {
 			for _, l := range lists {
 				kept = kept[:0]
 				if l < len(prev.orders) {
-					for _, j := range prev.orders[l][srt][dir] {
-						if i := d.remap[j]; i >= 0 {
-							kept = append(kept, i)
+					for _, b := range prev.orders[l][srt][dir].blocks {
+						for _, j := range b {
+							if i := remap[j]; i >= 0 {
+								kept = append(kept, i)
+							}
 						}
 					}
 				}
-				s.orders[l][srt][dir] = merge(kept, joined[l], order)
+				s.orders[l][srt][dir] = cut(merge(kept, joined[l], order), func(i int32) placeKey { return s.place(srt, desc, i) })
 			}
 		}
 	}
+}
+
+// placeOrders is buildOrders where no flag was added or removed: each
+// fresh flag whose sort key (or total, the first tie-break) changed, or
+// that changed lists, is taken out of the orders it was in and put into
+// those it is in, each order copying only the blocks this touches. Lists
+// no fresh flag was or is in stay shared. It reports false if a flag was
+// not where prev's order says (a fault of the build's, counted in
+// placeFaults), and buildOrders then merges every list again.
+func (s *Snapshot) placeOrders(prev *Snapshot, d delta) bool {
+	s.orders = make([]*orderSet, listRegion+1+len(s.regIdx))
+	copy(s.orders, prev.orders)
+	for l := len(prev.orders); l < len(s.orders); l++ {
+		s.orders[l] = &orderSet{} // a region no flag was in before
+	}
+	type moves struct{ out, in [NumSorts][]int32 }
+	touched := map[int]*moves{}
+	movesOf := func(l int) *moves {
+		m := touched[l]
+		if m == nil {
+			m = &moves{}
+			touched[l] = m
+		}
+		return m
+	}
+	for _, i := range d.fresh { // positions did not shift: prev's i is the flag it replaces
+		pf, f := prev.flags[i], s.flags[i]
+		was, is := listsOf(prev.attr[i]), listsOf(s.attr[i])
+		for srt := Sort(0); srt < NumSorts; srt++ {
+			rekeyed := sortKey(pf, srt) != sortKey(f, srt) || pf.Total() != f.Total()
+			for _, l := range was {
+				if rekeyed || !slices.Contains(is[:], l) {
+					movesOf(l).out[srt] = append(movesOf(l).out[srt], i)
+				}
+			}
+			for _, l := range is {
+				if rekeyed || !slices.Contains(was[:], l) {
+					movesOf(l).in[srt] = append(movesOf(l).in[srt], i)
+				}
+			}
+		}
+	}
+	for l, m := range touched {
+		set := *s.orders[l]
+		for srt := Sort(0); srt < NumSorts; srt++ {
+			if len(m.out[srt]) == 0 && len(m.in[srt]) == 0 {
+				continue
+			}
+			for dir := range 2 {
+				desc := dir == 1
+				before := func(i int32) placeKey { return prev.place(srt, desc, i) }
+				after := func(i int32) placeKey { return s.place(srt, desc, i) }
+				in := slices.SortedFunc(slices.Values(m.in[srt]), func(i, j int32) int { return s.compare(srt, desc, i, j) })
+				o, ok := set[srt][dir].replace(m.out[srt], before, in, after)
+				if !ok {
+					placeFaults.Add(1)
+					return false
+				}
+				set[srt][dir] = o
+			}
+		}
+		s.orders[l] = &set
+	}
+	return true
+}
+
+// placeFaults counts the builds placeOrders gave up (see there); the tests
+// require none.
+var placeFaults atomic.Int64
+
+// sortKey is f's primary key in sort srt; the controversy (at least 1)
+// as its bits, which order as a positive float does.
+func sortKey(f *Flag, srt Sort) int64 {
+	switch srt {
+	case SortNet:
+		return f.Net()
+	case SortTotal:
+		return f.Total()
+	case SortControversial:
+		return int64(math.Float64bits(f.controversy))
+	}
+	return f.createdMS
 }
 
 // merge merges ins (sorted by order) into kept (sorted by order), each at
@@ -88,26 +187,16 @@ func merge(kept, ins []int32, order func(i, j int32) int) []int32 {
 // compare orders two flag positions by sort srt: the primary key in the
 // given direction, then total desc, then id asc (position asc).
 func (s *Snapshot) compare(srt Sort, desc bool, i, j int32) int {
-	a, b := s.flags[i], s.flags[j]
-	var c int
-	switch srt {
-	case SortNet:
-		c = cmp.Compare(a.Net(), b.Net())
-	case SortTotal:
-		c = cmp.Compare(a.Total(), b.Total())
-	case SortControversial:
-		c = cmp.Compare(a.controversy, b.controversy)
-	case SortNewest:
-		c = cmp.Compare(a.createdMS, b.createdMS)
-	}
+	return s.place(srt, desc, i).compare(s.place(srt, desc, j))
+}
+
+// place is where position i goes in the order of sort srt and direction
+// desc (see compare).
+func (s *Snapshot) place(srt Sort, desc bool, i int32) placeKey {
+	f := s.flags[i]
+	k := sortKey(f, srt)
 	if desc {
-		c = -c
+		k = ^k
 	}
-	if c != 0 {
-		return c
-	}
-	if c = cmp.Compare(b.Total(), a.Total()); c != 0 {
-		return c
-	}
-	return cmp.Compare(i, j)
+	return placeKey{key: k, total: ^f.Total(), pos: i}
 }

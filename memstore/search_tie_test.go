@@ -41,7 +41,7 @@ func TestSearchTieOrderLargeTotals(t *testing.T) {
 			sc := &searchScratch{st: make([]flagState, len(s.flags))}
 			if table {
 				sc.tiePos = make([]int32, len(s.flags))
-				for i, f := range s.orders[listAll][SortTotal][1] {
+				for i, f := range s.orders[listAll][SortTotal][1].flat() {
 					sc.tiePos[f] = int32(i)
 				}
 				sc.tieGen = s.Gen

@@ -53,8 +53,12 @@ func (s *Snapshot) top(sc *searchScratch, alive []int32, limit int) ([]SearchHit
 		if len(sc.tiePos) != len(s.flags) {
 			sc.tiePos = make([]int32, len(s.flags))
 		}
-		for i, f := range s.orders[listAll][SortTotal][1] {
-			sc.tiePos[f] = int32(i)
+		i := int32(0)
+		for _, b := range s.orders[listAll][SortTotal][1].blocks {
+			for _, f := range b {
+				sc.tiePos[f] = i
+				i++
+			}
 		}
 		sc.tieGen = s.Gen
 	}

@@ -2,13 +2,14 @@ package memstore
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 	"time"
 )
 
 // orderSet holds flag positions sorted for each sort and direction:
 // [sort][0] ascending, [sort][1] descending primary key.
-type orderSet [NumSorts][2][]int32
+type orderSet [NumSorts][2]order
 
 // Snapshot is one immutable view of every approved flag, its indexes, its
 // trends and the statistics. The loader builds it off to the side; the HTTP
@@ -34,6 +35,11 @@ type Snapshot struct {
 	regions    []RegionCount
 	stats      Stats
 	changes    Changes // against the snapshot before, see Changes
+	// fresh are the positions of the flags this snapshot does not share
+	// with the one before, ascending; every flag where renewed (a
+	// compaction of the lexicon copied them all).
+	fresh   []int32
+	renewed bool
 }
 
 // The lists a flag belongs to, as indexes of Snapshot.orders: every flag
@@ -63,6 +69,28 @@ func (s *Snapshot) Len() int { return len(s.flags) }
 // At returns the flag at position i (0 <= i < Len), the positions ordering
 // the flags by id. A position is good for this snapshot only.
 func (s *Snapshot) At(i int) *Flag { return s.flags[i] }
+
+// Fresh yields the flags this snapshot holds and the one before (the
+// snapshot it was built from) did not: the flags new, changed or copied
+// by this build, in id order. The others are the same *Flag values as
+// before, with whatever readers kept with them (see Flag.Encoding).
+func (s *Snapshot) Fresh() iter.Seq[*Flag] {
+	return func(yield func(*Flag) bool) {
+		if s.renewed {
+			for _, f := range s.flags {
+				if !yield(f) {
+					return
+				}
+			}
+			return
+		}
+		for _, i := range s.fresh {
+			if !yield(s.flags[i]) {
+				return
+			}
+		}
+	}
+}
 
 // FlagBySlug finds an approved flag and its position.
 func (s *Snapshot) FlagBySlug(slug string) (*Flag, int, bool) {
@@ -114,32 +142,32 @@ func (s *Snapshot) List(q ListQuery) (Page, int) {
 		dir = 1
 	}
 	cat, dom, reg := 0, 0, 0
-	var lists [][]int32
+	var lists []*order
 	if q.HasCategory {
 		cat = int(q.Category) + 1
-		lists = append(lists, s.orders[listCat+int(q.Category)][q.Sort][dir])
+		lists = append(lists, &s.orders[listCat+int(q.Category)][q.Sort][dir])
 	}
 	if q.HasDominant {
 		dom = int(q.Dominant) + 1
-		lists = append(lists, s.orders[listDom+int(q.Dominant)][q.Sort][dir])
+		lists = append(lists, &s.orders[listDom+int(q.Dominant)][q.Sort][dir])
 	}
 	if q.HasRegion {
 		var ok bool
 		if reg, ok = s.regIdx[q.Region]; !ok {
 			return Page{s: s}, 0
 		}
-		lists = append(lists, s.orders[listRegion+reg][q.Sort][dir])
+		lists = append(lists, &s.orders[listRegion+reg][q.Sort][dir])
 	}
 	if len(lists) <= 1 {
-		list := s.orders[listAll][q.Sort][dir]
+		list := &s.orders[listAll][q.Sort][dir]
 		if len(lists) == 1 {
 			list = lists[0]
 		}
-		if q.Offset >= len(list) {
-			return Page{s: s}, len(list)
+		n := list.len()
+		if q.Offset >= n {
+			return Page{s: s}, n
 		}
-		end := min(len(list), q.Offset+q.Limit)
-		return Page{s: s, pos: list[q.Offset:end:end]}, len(list)
+		return Page{s: s, pos: list.slice(q.Offset, min(n, q.Offset+q.Limit))}, n
 	}
 	total := int(s.counts[s.countIndex(cat, dom, reg)])
 	if q.Offset >= total {
@@ -147,7 +175,7 @@ func (s *Snapshot) List(q ListQuery) (Page, int) {
 	}
 	// Walk the shortest list, matching the other filters on the packed
 	// attributes: no flag is read until the page starts.
-	shortest := slices.MinFunc(lists, func(a, b []int32) int { return cmp.Compare(len(a), len(b)) })
+	shortest := slices.MinFunc(lists, func(a, b *order) int { return cmp.Compare(a.len(), b.len()) })
 	var mask, want uint32
 	if q.HasCategory {
 		mask, want = mask|attrCatMask, want|uint32(q.Category)
@@ -160,17 +188,20 @@ func (s *Snapshot) List(q ListQuery) (Page, int) {
 	}
 	var page []int32
 	skip := q.Offset
-	for _, i := range shortest {
-		if s.attr[i]&mask != want {
-			continue
-		}
-		if skip > 0 {
-			skip--
-			continue
-		}
-		page = append(page, i)
-		if len(page) == q.Limit {
-			break
+walk:
+	for _, b := range shortest.blocks {
+		for _, i := range b {
+			if s.attr[i]&mask != want {
+				continue
+			}
+			if skip > 0 {
+				skip--
+				continue
+			}
+			page = append(page, i)
+			if len(page) == q.Limit {
+				break walk
+			}
 		}
 	}
 	return Page{s: s, pos: page}, total

@@ -99,7 +99,7 @@ func TestIncrementalOrders(t *testing.T) {
 					want[i] = int32(i)
 				}
 				slices.SortFunc(want, func(i, j int32) int { return snap.compare(srt, dir == 1, i, j) })
-				if !slices.Equal(snap.orders[listAll][srt][dir], want) {
+				if !slices.Equal(snap.orders[listAll][srt][dir].flat(), want) {
 					t.Fatalf("tick %d sort %s dir %d: merged order differs from a full sort", tick, srt, dir)
 				}
 			}

@@ -37,20 +37,54 @@ func BenchmarkBuild100k(b *testing.B) {
 	}
 }
 
-// BenchmarkBuildTick100k is one incremental tick: 100 flags got a vote.
-func BenchmarkBuildTick100k(b *testing.B) {
-	d := data(b)
+// BenchmarkBuildTick is one load's build at 100,000 and 1,000,000 flags:
+// votes, 100 flags got a vote; add, one flag approved; remove, one flag
+// rejected. BENCH_MICRO_1M=0 leaves out the million (its data set takes a
+// minute and 3 GB to build).
+func BenchmarkBuildTick(b *testing.B) {
+	sizes := []int{NumFlags, 1_000_000}
+	if os.Getenv("BENCH_MICRO_1M") == "0" {
+		sizes = sizes[:1]
+	}
+	for _, n := range sizes {
+		name := strconv.Itoa(n/1000) + "k"
+		if n >= 1_000_000 {
+			name = strconv.Itoa(n/1_000_000) + "M"
+		}
+		for _, kind := range []string{"votes", "add", "remove"} {
+			b.Run(name+"/"+kind, func(b *testing.B) {
+				d := sizedData(b, n)
+				changed := tickChange(d, kind)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range maxBuilds(b) {
+					if _, err := memstore.Build(d.snap, memstore.Change{Flags: changed, LoadedAt: time.Now()}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// tickChange is what the loader reads for one tick of kind (see
+// BenchmarkBuildTick) against d's snapshot.
+func tickChange(d *dataset, kind string) []memstore.FlagInput {
+	switch kind {
+	case "add":
+		in := d.inputs[len(d.inputs)/2]
+		in.ID, in.Slug = in.ID+"x", in.Slug+"-new" // sorts right after its model: half the positions move
+		return []memstore.FlagInput{in}
+	case "remove":
+		in := d.inputs[len(d.inputs)/3]
+		in.Approved = false
+		return []memstore.FlagInput{in}
+	}
 	changed := make([]memstore.FlagInput, 100)
 	for i := range changed {
 		changed[i] = d.inputs[i*997%len(d.inputs)]
 		changed[i].Red++
 		changed[i].UpdatedAt = changed[i].UpdatedAt.Add(time.Second)
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range maxBuilds(b) {
-		if _, err := memstore.Build(d.snap, memstore.Change{Flags: changed, LoadedAt: time.Now()}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return changed
 }

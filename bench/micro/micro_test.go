@@ -63,60 +63,64 @@ type dataset struct {
 }
 
 var (
-	dsOnce sync.Once
-	ds     *dataset
+	dsMu sync.Mutex
+	ds   = map[int]*dataset{}
 )
 
-// data builds the synthetic data set, its snapshot and the query set once.
-func data(b testing.TB) *dataset {
-	dsOnce.Do(func() {
-		rng := rand.New(rand.NewPCG(42, 7))
-		d := &dataset{}
-		for l := range d.vocab {
-			d.vocab[l] = makeVocab(rng, l, 4000)
-		}
-		now := time.Date(2026, 5, 25, 12, 0, 0, 0, time.UTC)
-		d.inputs = make([]memstore.FlagInput, NumFlags)
-		for i := range d.inputs {
-			in := &d.inputs[i]
-			in.ID = fmt.Sprintf("flg_%010x%04x", rng.Uint64()&0xffffffffff, i&0xffff)
-			in.Slug = fmt.Sprintf("flag-%d", i)
-			in.Approved = true
-			in.Category = memstore.Categories[i%len(memstore.Categories)]
-			in.Region = regions[rng.IntN(len(regions))]
-			for l := range in.Text {
-				n := 5 + rng.IntN(8)
-				ws := make([]string, n)
-				for j := range ws {
-					ws[j] = d.vocab[l][rng.IntN(len(d.vocab[l]))]
-				}
-				ws[0] = strings.ToUpper(ws[0][:1]) + ws[0][1:]
-				in.Text[l] = strings.Join(ws, " ") + "."
-				if rng.IntN(3) == 0 {
-					s := "Description: " + strings.Join(ws[:3], ", ") + "."
-					in.Description[l] = &s
-				}
-			}
-			in.Contexts = []string{memstore.Contexts[i%len(memstore.Contexts)]}
-			total := int64(rng.ExpFloat64() * 300)
-			in.Red = int64(float64(total) * rng.Float64())
-			in.Green = total - in.Red
-			in.CreatedAt = now.Add(-time.Duration(rng.Int64N(int64(365 * 24 * time.Hour)))).Truncate(time.Millisecond)
-			in.UpdatedAt = in.CreatedAt
-			d.slugs = append(d.slugs, in.Slug)
-		}
-		snap, err := memstore.Build(nil, memstore.Change{Full: true, Flags: d.inputs, LoadedAt: now})
-		if err != nil {
-			panic(err)
-		}
-		d.snap = snap
-		d.queries = makeQueries(rng, d)
-		ds = d
-	})
-	if ds == nil {
-		b.Fatal("the data set could not be built")
+// data builds the synthetic data set of NumFlags flags, its snapshot and
+// the query set once.
+func data(b testing.TB) *dataset { return sizedData(b, NumFlags) }
+
+// sizedData is data of n flags, built once per size.
+func sizedData(b testing.TB, n int) *dataset {
+	dsMu.Lock()
+	defer dsMu.Unlock()
+	if d := ds[n]; d != nil {
+		return d
 	}
-	return ds
+	rng := rand.New(rand.NewPCG(42, 7))
+	d := &dataset{}
+	for l := range d.vocab {
+		d.vocab[l] = makeVocab(rng, l, 4000)
+	}
+	now := time.Date(2026, 5, 25, 12, 0, 0, 0, time.UTC)
+	d.inputs = make([]memstore.FlagInput, n)
+	for i := range d.inputs {
+		in := &d.inputs[i]
+		in.ID = fmt.Sprintf("flg_%010x%04x", rng.Uint64()&0xffffffffff, i&0xffff)
+		in.Slug = fmt.Sprintf("flag-%d", i)
+		in.Approved = true
+		in.Category = memstore.Categories[i%len(memstore.Categories)]
+		in.Region = regions[rng.IntN(len(regions))]
+		for l := range in.Text {
+			n := 5 + rng.IntN(8)
+			ws := make([]string, n)
+			for j := range ws {
+				ws[j] = d.vocab[l][rng.IntN(len(d.vocab[l]))]
+			}
+			ws[0] = strings.ToUpper(ws[0][:1]) + ws[0][1:]
+			in.Text[l] = strings.Join(ws, " ") + "."
+			if rng.IntN(3) == 0 {
+				s := "Description: " + strings.Join(ws[:3], ", ") + "."
+				in.Description[l] = &s
+			}
+		}
+		in.Contexts = []string{memstore.Contexts[i%len(memstore.Contexts)]}
+		total := int64(rng.ExpFloat64() * 300)
+		in.Red = int64(float64(total) * rng.Float64())
+		in.Green = total - in.Red
+		in.CreatedAt = now.Add(-time.Duration(rng.Int64N(int64(365 * 24 * time.Hour)))).Truncate(time.Millisecond)
+		in.UpdatedAt = in.CreatedAt
+		d.slugs = append(d.slugs, in.Slug)
+	}
+	snap, err := memstore.Build(nil, memstore.Change{Full: true, Flags: d.inputs, LoadedAt: now})
+	if err != nil {
+		b.Fatalf("the data set could not be built: %v", err)
+	}
+	d.snap = snap
+	d.queries = makeQueries(rng, d)
+	ds[n] = d
+	return d
 }
 
 // makeQueries builds at least 600 distinct queries: 2- to 8-letter prefixes

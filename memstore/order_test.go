@@ -1,0 +1,211 @@
+package memstore
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+)
+
+// An order re-placed over and over equals a sort of what it holds, keeps
+// its blocks within their bounds, and copies only the blocks it touched.
+func TestOrderReplace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 6 * blockLen
+	keys := make([]int64, 2*n)
+	for i := range keys {
+		keys[i] = rng.Int64N(200) // many ties: position breaks them
+	}
+	place := func(k []int64) func(i int32) placeKey {
+		return func(i int32) placeKey { return placeKey{key: k[i], pos: i} }
+	}
+	by := func(k []int64) func(i, j int32) int {
+		return func(i, j int32) int { return place(k)(i).compare(place(k)(j)) }
+	}
+	var held []int32 // the positions in the order
+	for i := range int32(n) {
+		held = append(held, i)
+	}
+	slices.SortFunc(held, by(keys))
+	o := cut(slices.Clone(held), place(keys))
+	for round := range 300 {
+		newKeys := slices.Clone(keys)
+		var out, in []int32
+		for range rng.IntN(3 * blockLen / 2) { // some rounds empty whole blocks
+			i := held[rng.IntN(len(held))]
+			if slices.Contains(out, i) {
+				continue
+			}
+			out = append(out, i)
+			switch rng.IntN(3) {
+			case 0: // leaves the list
+			case 1: // same key: back at its place
+				in = append(in, i)
+			default:
+				newKeys[i] = rng.Int64N(200)
+				in = append(in, i)
+			}
+		}
+		for range rng.IntN(blockLen) { // joins the list
+			i := int32(rng.IntN(len(keys)))
+			if !slices.Contains(held, i) && !slices.Contains(in, i) {
+				newKeys[i] = rng.Int64N(200)
+				in = append(in, i)
+			}
+		}
+		slices.SortFunc(in, by(newKeys))
+		next, ok := o.replace(out, place(keys), in, place(newKeys))
+		if !ok {
+			t.Fatalf("round %d: a held position was not found", round)
+		}
+		held = slices.DeleteFunc(held, func(i int32) bool { return slices.Contains(out, i) })
+		held = append(held, in...)
+		slices.SortFunc(held, by(newKeys))
+		if got := next.flat(); !slices.Equal(got, held) {
+			t.Fatalf("round %d: %d positions, want %d, or in another order", round, len(got), len(held))
+		}
+		shared := 0
+		for k, b := range next.blocks {
+			if len(b) == 0 || len(b) > 2*blockLen || int(next.ends[k]) != next.start(k)+len(b) ||
+				next.fence[k] != place(newKeys)(b[len(b)-1]) {
+				t.Fatalf("round %d: block %d of %d entries, ends %d, fence %v", round, k, len(b), next.ends[k], next.fence[k])
+			}
+			if slices.ContainsFunc(o.blocks, func(p []int32) bool { return &p[0] == &b[0] }) {
+				shared++
+			}
+		}
+		if len(next.blocks) > 8*len(held)/blockLen+2 {
+			t.Fatalf("round %d: %d blocks for %d positions", round, len(next.blocks), len(held))
+		}
+		// Each position taken out or put in copies at most its block, a
+		// split's other half and a merged neighbour.
+		if copied := len(next.blocks) - shared; copied > 3*(len(out)+len(in)) {
+			t.Fatalf("round %d: %d of %d blocks copied for %d changes", round, copied, len(next.blocks), len(out)+len(in))
+		}
+		if len(out)+len(in) == 0 && shared != len(next.blocks) {
+			t.Fatalf("round %d: no change, yet %d blocks copied", round, len(next.blocks)-shared)
+		}
+		o, keys = next, newKeys
+	}
+	// Blocks emptied to one entry each merge into one.
+	flat := make([]int32, 20*blockLen)
+	for i := range flat {
+		flat[i] = int32(i)
+	}
+	var out []int32
+	for _, i := range flat {
+		if i%blockLen != 0 {
+			out = append(out, i)
+		}
+	}
+	id := func(i int32) placeKey { return placeKey{pos: i} }
+	whole := cut(flat, id)
+	thin, _ := whole.replace(out, id, nil, id)
+	if len(thin.blocks) != 1 || !slices.Equal(thin.flat(), []int32{0, blockLen, 2 * blockLen, 3 * blockLen, 4 * blockLen,
+		5 * blockLen, 6 * blockLen, 7 * blockLen, 8 * blockLen, 9 * blockLen, 10 * blockLen, 11 * blockLen, 12 * blockLen,
+		13 * blockLen, 14 * blockLen, 15 * blockLen, 16 * blockLen, 17 * blockLen, 18 * blockLen, 19 * blockLen}) {
+		t.Fatalf("20 blocks thinned to one entry each: %d blocks", len(thin.blocks))
+	}
+	// A position that is not there is refused, the order left whole.
+	missing := int32(len(keys) + 1)
+	keys = append(keys, make([]int64, 2)...)
+	if _, ok := o.replace([]int32{missing}, place(keys), nil, place(keys)); ok {
+		t.Fatal("a position not in the order was taken out")
+	}
+}
+
+// A page's slice is the order's entries, within one block or across.
+func TestOrderSlice(t *testing.T) {
+	flat := make([]int32, 3*blockLen+7)
+	for i := range flat {
+		flat[i] = int32(i * 3)
+	}
+	o := cut(flat, func(i int32) placeKey { return placeKey{pos: i} })
+	for _, r := range [][2]int{{0, 0}, {0, 10}, {blockLen - 3, blockLen + 5}, {blockLen, 2 * blockLen}, {5, len(flat)}, {len(flat) - 1, len(flat)}} {
+		if got := o.slice(r[0], r[1]); !slices.Equal(got, flat[r[0]:r[1]]) {
+			t.Fatalf("slice(%d, %d) = %d entries, want %d", r[0], r[1], len(got), r[1]-r[0])
+		}
+	}
+	for _, v := range []int32{-1, 0, 1, 3 * blockLen, int32(3*len(flat)) + 1} {
+		want, _ := slices.BinarySearch(flat, v)
+		if got := o.search(func(x int32) bool { return x >= v }); got != want {
+			t.Fatalf("search(>= %d) = %d, want %d", v, got, want)
+		}
+	}
+}
+
+// Ticks that add and remove no flag re-place flags in orders of many
+// blocks; each list then equals a build's from scratch of the same data.
+func TestPlacedOrdersEqualBuildFromScratch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	regions := []string{"", "TR", "DE", "ES"}
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	flags := make([]FlagInput, 8*blockLen)
+	for i := range flags {
+		flags[i] = FlagInput{ID: fmt.Sprintf("flg_%05d", i), Slug: fmt.Sprintf("s-%d", i), Approved: true,
+			Category: Categories[rng.IntN(NumCategories)], Region: regions[rng.IntN(len(regions))],
+			CreatedAt: now.Add(-time.Duration(rng.IntN(1000)) * time.Minute), UpdatedAt: now,
+			Red: rng.Int64N(30), Green: rng.Int64N(30)}
+		flags[i].Text[EN] = "words"
+	}
+	snap, err := Build(nil, Change{Full: true, Flags: flags, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	faults := placeFaults.Load()
+	for tick := range 25 {
+		var ch []FlagInput
+		for range 1 + rng.IntN(2*blockLen) {
+			i := rng.IntN(len(flags))
+			f := &flags[i]
+			switch rng.IntN(10) {
+			case 0:
+				f.Category = Categories[rng.IntN(NumCategories)]
+			case 1:
+				f.Region = regions[rng.IntN(len(regions))]
+			default:
+				f.Red, f.Green = rng.Int64N(30), rng.Int64N(30)
+			}
+			ch = append(ch, *f)
+		}
+		next, err := Build(snap, Change{Flags: ch, LoadedAt: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scratch, err := Build(nil, Change{Full: true, Flags: flags, LoadedAt: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for srt := range NumSorts {
+			for _, desc := range []bool{false, true} {
+				qs := []ListQuery{{}}
+				for c := range NumCategories {
+					qs = append(qs, ListQuery{HasCategory: true, Category: Category(c)})
+				}
+				for d := range NumDominants {
+					qs = append(qs, ListQuery{HasDominant: true, Dominant: d})
+				}
+				for _, r := range regions {
+					qs = append(qs, ListQuery{HasRegion: true, Region: r})
+				}
+				for _, q := range qs {
+					q.Sort, q.Desc, q.Limit = srt, desc, 1<<20
+					g, gn := next.List(q)
+					w, wn := scratch.List(q)
+					if gn != wn || !slices.Equal(pageIDs(next, g), pageIDs(scratch, w)) {
+						t.Fatalf("tick %d: List(%+v) differs from a build from scratch", tick, q)
+					}
+				}
+			}
+		}
+		if !reflect.DeepEqual(next.Stats(), scratch.Stats()) {
+			t.Fatalf("tick %d: stats differ", tick)
+		}
+		snap = next
+	}
+	if n := placeFaults.Load() - faults; n != 0 {
+		t.Fatalf("%d builds could not re-place a flag", n)
+	}
+}
