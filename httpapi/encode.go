@@ -19,26 +19,17 @@ func etag(body []byte) string {
 	return string(out)
 }
 
-// flagJSON is one flag's encodings: json is its detail object (/flag/{slug}),
-// json[:itemEnd] + "}" its list item and json[:searchCut] the start of its
-// search item, before the rank.
-type flagJSON struct {
-	json      []byte
-	itemEnd   int32
-	searchCut int32
-}
-
-// appendItem appends the flag's list item.
-func (e *flagJSON) appendItem(b []byte) []byte {
-	b = append(b, e.json[:e.itemEnd]...)
+// appendItem appends the list item of the flag encoded as e.
+func appendItem(b []byte, e *memstore.Encoding) []byte {
+	b = append(b, e.JSON[:e.ItemEnd]...)
 	return append(b, '}')
 }
 
 // encodeFlag writes f's detail object over buf's memory (from its start,
 // growing it as needed) and returns the buffer and the encodings, whose
 // json is in the buffer's memory.
-func encodeFlag(buf []byte, f *memstore.Flag) ([]byte, flagJSON) {
-	var e flagJSON
+func encodeFlag(buf []byte, f *memstore.Flag) ([]byte, memstore.Encoding) {
+	var e memstore.Encoding
 	b := buf[:0]
 	b = append(b, `{"id":`...)
 	b = appendString(b, f.ID)
@@ -67,11 +58,11 @@ func encodeFlag(buf []byte, f *memstore.Flag) ([]byte, flagJSON) {
 	b = append(b, `,"dominant":"`...)
 	b = append(b, f.Dominant.String()...)
 	b = append(b, '"')
-	e.searchCut = int32(len(b))
+	e.SearchCut = int32(len(b))
 	b = append(b, `,"createdAt":"`...)
 	b = f.CreatedAt().AppendFormat(b, TimeFormat)
 	b = append(b, '"')
-	e.itemEnd = int32(len(b))
+	e.ItemEnd = int32(len(b))
 	b = append(b, `,"contexts":[`...)
 	for i, c := range f.Contexts {
 		if i > 0 {
@@ -94,7 +85,7 @@ func encodeFlag(buf []byte, f *memstore.Flag) ([]byte, flagJSON) {
 		}
 	}
 	b = append(b, "}}"...)
-	e.json = b[:len(b):len(b)]
+	e.JSON = b[:len(b):len(b)]
 	return b, e
 }
 

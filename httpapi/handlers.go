@@ -68,16 +68,16 @@ func (a *API) flags(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	}
 	return a.cache.get(listKey(s, q), func() ([]byte, error) {
 		page, total := s.List(q)
-		return renderList(a.views.of(s), q, page, total), nil
+		return renderList(q, page, total), nil
 	})
 }
 
 func (a *API) flag(c *gin.Context, s *memstore.Snapshot) (*response, error) {
-	f, pos, ok := s.FlagBySlug(c.Param("slug"))
+	f, _, ok := s.FlagBySlug(c.Param("slug"))
 	if !ok {
 		return nil, errNotFound
 	}
-	return a.cache.get(genKey(s, "flag", f.ID), func() ([]byte, error) { return a.views.of(s).flags[pos].json, nil })
+	return a.cache.get(genKey(s, "flag", f.ID), func() ([]byte, error) { return encodingOf(f).JSON, nil })
 }
 
 func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
@@ -127,7 +127,7 @@ func (a *API) search(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 		if err != nil {
 			return nil, err
 		}
-		return renderSearch(a.views.of(s), r, res.Hits[:min(r.opt.Limit, len(res.Hits))], res.Total), nil
+		return renderSearch(r, res.Hits[:min(r.opt.Limit, len(res.Hits))], res.Total), nil
 	})
 }
 

@@ -15,10 +15,10 @@ func appendTime(b []byte, t time.Time) []byte {
 	return append(b, '"')
 }
 
-func renderList(v *view, q memstore.ListQuery, page memstore.Page, total int) []byte {
+func renderList(q memstore.ListQuery, page memstore.Page, total int) []byte {
 	size := 128
 	for k := range page.Len() {
-		size += int(v.flags[page.Pos(k)].itemEnd) + 2
+		size += int(encodingOf(page.At(k)).ItemEnd) + 2
 	}
 	b := make([]byte, 0, size)
 	b = append(b, `{"count":`...)
@@ -42,12 +42,12 @@ func renderList(v *view, q memstore.ListQuery, page memstore.Page, total int) []
 		if k > 0 {
 			b = append(b, ',')
 		}
-		b = v.flags[page.Pos(k)].appendItem(b)
+		b = appendItem(b, encodingOf(page.At(k)))
 	}
 	return append(b, "]}"...)
 }
 
-func renderSearch(v *view, r searchReq, hits []memstore.SearchHit, total int) []byte {
+func renderSearch(r searchReq, hits []memstore.SearchHit, total int) []byte {
 	b := make([]byte, 0, 128+len(hits)*640)
 	b = append(b, `{"count":`...)
 	b = appendInt(b, int64(len(hits)))
@@ -65,8 +65,8 @@ func renderSearch(v *view, r searchReq, hits []memstore.SearchHit, total int) []
 		if i > 0 {
 			b = append(b, ',')
 		}
-		e := &v.flags[v.snap.PosOf(h.Flag)]
-		b = append(b, e.json[:e.searchCut]...)
+		e := encodingOf(h.Flag)
+		b = append(b, e.JSON[:e.SearchCut]...)
 		b = append(b, `,"rank":`...)
 		b = strconv.AppendFloat(b, h.Rank, 'f', -1, 64)
 		b = appendMatches(b, &h.Matches)

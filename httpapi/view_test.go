@@ -104,20 +104,21 @@ func TestEncodeFlagMatchesEncodingJSON(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("flag %d:\n got %s\nwant %s", i, got, want)
 		}
-		for _, part := range [][]byte{e.appendItem(nil), append(got[:e.searchCut:e.searchCut], `,"rank":1}`...)} {
+		for _, part := range [][]byte{appendItem(nil, &e), append(got[:e.SearchCut:e.SearchCut], `,"rank":1}`...)} {
 			if !json.Valid(part) {
 				t.Errorf("flag %d: a cut is no JSON object: %s", i, part)
 			}
 		}
-		if item := e.appendItem(nil); !bytes.HasSuffix(item, []byte(`"createdAt":"`+w.CreatedAt+`"}`)) {
+		if item := appendItem(nil, &e); !bytes.HasSuffix(item, []byte(`"createdAt":"`+w.CreatedAt+`"}`)) {
 			t.Errorf("flag %d: list item %s", i, item)
 		}
 	}
 }
 
-// A tick's view shares the encodings of the flags the tick did not change
-// and encodes the others afresh; each view stays its own snapshot's.
-func TestViewSharesUnchangedEncodings(t *testing.T) {
+// A swap encodes the flags its snapshot brings, before any request reads
+// them, and shares the encodings of the flags it shares with the snapshot
+// before; the snapshot before keeps its own.
+func TestSwapEncodesOnlyFreshFlags(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	var ins []memstore.FlagInput
 	for i := range 40 {
@@ -129,9 +130,12 @@ func TestViewSharesUnchangedEncodings(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.SetSnapshot(s1)
-	vs := watch(st)
-	defer vs.close()
-	v1 := vs.of(s1)
+	enc := watch(st)
+	defer enc.close()
+	before := map[*memstore.Flag]*memstore.Encoding{}
+	for i := range s1.Len() {
+		before[s1.At(i)] = s1.At(i).Encoding()
+	}
 
 	voted, removed, added := ins[7], ins[20], testInput(99, now)
 	voted.Red += 10
@@ -140,38 +144,43 @@ func TestViewSharesUnchangedEncodings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.SetSnapshot(s2) // renders s2 before the swap
-	v2 := vs.cur.Load()
-	if v2.snap != s2 || vs.of(s2) != v2 || vs.of(s1) != v1 {
-		t.Fatal("a snapshot is not served its own view")
-	}
+	st.SetSnapshot(s2) // encodes s2's fresh flags before the swap
 	shared := 0
 	for i := range s2.Len() {
 		f := s2.At(i)
-		want, _ := encodeFlag(nil, f)
-		if !bytes.Equal(v2.flags[i].json, want) {
-			t.Fatalf("flag %s: view %s, want %s", f.ID, v2.flags[i].json, want)
+		got := f.Encoding()
+		if got == nil {
+			t.Fatalf("flag %s was swapped in without its encoding", f.ID)
 		}
-		_, j, inS1 := s1.FlagBySlug(f.Slug)
-		reused := inS1 && &v1.flags[j].json[0] == &v2.flags[i].json[0]
-		if unchanged := inS1 && s1.At(j) == f; reused != unchanged {
-			t.Errorf("flag %s: encoding reused %v, flag unchanged %v", f.ID, reused, unchanged)
+		if want, _ := encodeFlag(nil, f); !bytes.Equal(got.JSON, want) {
+			t.Fatalf("flag %s: encoded %s, want %s", f.ID, got.JSON, want)
 		}
-		if reused {
+		old, inS1 := before[f]
+		if inS1 != (got == old) {
+			t.Errorf("flag %s: encoding shared %v, flag shared %v", f.ID, got == old, inS1)
+		}
+		if inS1 {
 			shared++
 		}
 	}
 	if shared != 38 || s2.Len() != 40 {
 		t.Errorf("%d of %d encodings shared, want 38 of 40", shared, s2.Len())
 	}
-	// Two swaps later a request that pinned s1 still gets s1's view, and
-	// the current view stays the current snapshot's.
-	s3, err := memstore.Build(s2, memstore.Change{LoadedAt: now})
+	for f, e := range before {
+		if f.Encoding() != e {
+			t.Fatalf("flag %s of the snapshot before lost its encoding", f.ID)
+		}
+	}
+	// A snapshot no swap prepared gets its flags encoded on first use.
+	s3, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins[:3], LoadedAt: now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.SetSnapshot(s3)
-	if v := vs.of(s1); v.snap != s1 || vs.cur.Load().snap != s3 || vs.old.Load().snap != s2 {
-		t.Error("an old snapshot's view replaced the current one")
+	f := s3.At(0)
+	if f.Encoding() != nil {
+		t.Fatal("a snapshot the store never held was encoded")
+	}
+	if want, _ := encodeFlag(nil, f); !bytes.Equal(encodingOf(f).JSON, want) || f.Encoding() != encodingOf(f) {
+		t.Fatal("a flag encoded on first use is not its encoding, or is encoded again")
 	}
 }
