@@ -114,6 +114,17 @@ func (o *order) search(ok func(int32) bool) int {
 	return o.start(k) + sort.Search(len(b), func(i int) bool { return ok(b[i]) })
 }
 
+// locate returns the block of position x, whose place is px, and x's
+// index in it; false if x is not there.
+func (o *order) locate(px placeKey, x int32) (k, i int, ok bool) {
+	k = sort.Search(len(o.fence), func(k int) bool { return o.fence[k].compare(px) >= 0 })
+	if k == len(o.blocks) {
+		return 0, 0, false
+	}
+	i = slices.Index(o.blocks[k], x)
+	return k, i, i >= 0
+}
+
 // replace returns o with the positions out taken away and in put in their
 // places, sharing every block neither touches. before places the
 // positions as o is sorted (the snapshot o was built for), after as the
@@ -135,13 +146,8 @@ func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, af
 	type at struct{ k, i int }
 	gone := make([]at, 0, len(out))
 	for _, x := range out {
-		px := before(x)
-		k := sort.Search(len(o.fence), func(k int) bool { return o.fence[k].compare(px) >= 0 })
-		if k == len(o.blocks) {
-			return *o, false
-		}
-		i := slices.Index(o.blocks[k], x)
-		if i < 0 {
+		k, i, ok := o.locate(before(x), x)
+		if !ok {
 			return *o, false
 		}
 		gone = append(gone, at{k, i})
