@@ -17,10 +17,17 @@ import (
 
 // Options tune a Loader.
 type Options struct {
-	// Overlap is how far before the previous tick's start (on the
-	// database's clock) a tick reads updated flags again, so that a
-	// transaction that commits late is not missed.
+	// Overlap is how far before the previous load's start (on the
+	// database's clock) a load reads updated flags again, so that a
+	// transaction that commits late is not missed: at most once every
+	// OverlapEvery; the loads between read back shortOverlap (or Overlap,
+	// if shorter). Woken by every change, loads come many times a second
+	// under votes, and each reading back 30 s would read every flag voted
+	// on in those 30 s, with its vote times, again and again.
 	Overlap time.Duration
+	// OverlapEvery is how often at most a load reads back the whole
+	// Overlap (0: 5 seconds).
+	OverlapEvery time.Duration
 	// FullEvery forces a full reload of the flags this often (0: never
 	// after the first), a safety net under the incremental loads.
 	FullEvery time.Duration
@@ -53,6 +60,9 @@ type Loader struct {
 	flagWM   int64      // the database's clock at the start of the last read (see pgWatermark), Unix ms
 	changes  changeLog  // the bulk writes already read
 	lastFull time.Time
+	// lastLong is when the last load that read back the whole Overlap
+	// started (a full load reads everything).
+	lastLong time.Time
 	votes    *voteWindows // the vote times behind /stats' windows
 
 	statsMu sync.Mutex
@@ -92,6 +102,9 @@ func New(db *DB, store *memstore.Store, opt Options) *Loader {
 	}
 	if opt.Overlap == 0 {
 		opt.Overlap = 30 * time.Second
+	}
+	if opt.OverlapEvery <= 0 {
+		opt.OverlapEvery = 5 * time.Second
 	}
 	if opt.ListenDB == nil {
 		opt.ListenDB = db
@@ -171,6 +184,9 @@ func (l *Loader) loadFlags(ctx context.Context, withTrends bool) (int, bool, err
 	if full = snap.full; full {
 		l.lastFull = now
 	}
+	if full || snap.long {
+		l.lastLong = now
+	}
 	l.flagWM, l.changes = snap.flagWM, snap.changes
 	l.writing.Store(snap.writing)
 	historyArrived := prev != nil && prev.Trends == nil && snap.Trends != nil
@@ -196,7 +212,15 @@ type loadResult struct {
 	writing      bool // another client held a write open (see pgWriting)
 	changes      changeLog
 	full         bool // every approved flag was read
+	long         bool // the flags changed within the whole Overlap were read
 }
+
+// shortOverlap is how far back a load reads between the loads that read
+// back the whole Overlap: a write stamped this much before it commits
+// shows at once, a later one within Options.OverlapEvery (on PostgreSQL
+// the watermark holds back to the start of a write still open, where the
+// role may see it; see pgWatermark).
+const shortOverlap = 250 * time.Millisecond
 
 // read runs one load's queries in one read transaction (DB.BeginRead),
 // so that flags, trends and aggregates agree.
@@ -241,7 +265,11 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	if full {
 		flags, err = l.db.readFlags(ctx, r, l.db.q.allApproved)
 	} else {
-		since := time.UnixMilli(l.flagWM).Add(-l.opt.Overlap)
+		back := min(l.opt.Overlap, shortOverlap)
+		if b.long = now.Sub(l.lastLong) >= l.opt.OverlapEvery; b.long {
+			back = l.opt.Overlap
+		}
+		since := time.UnixMilli(l.flagWM).Add(-back)
 		flags, err = l.db.readFlags(ctx, r, l.db.q.changedSince, tsText(since))
 	}
 	if err != nil {
