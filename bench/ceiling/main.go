@@ -4,11 +4,15 @@
 // this machine serves at all. "/" sends the body with Content-Type and
 // Content-Length only; "/headers" sends it with the contract's thirteen
 // headers, fixed (bench/yardstick): what net/http alone costs for them.
+// With -paths (the JSON of a yardstick.Bodies, written by bench/plan),
+// "/api/..." answers each path of the cases with the body flagpole sent
+// for it, with the same headers: each case's own yardstick.
 //
-//	ceiling -addr 127.0.0.1:18099 -body page.json
+//	ceiling -addr 127.0.0.1:18099 -body page.json [-paths yardstick.json]
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"log"
 	"net/http"
@@ -21,6 +25,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:18099", "listen address")
 	file := flag.String("body", "", "file whose bytes every response carries")
 	size := flag.Int("size", 6400, "body size when -body is not given")
+	pathsFile := flag.String("paths", "", "JSON of each request URI's body (yardstick.Bodies), served under /api/")
 	flag.Parse()
 	var body []byte
 	if *file != "" {
@@ -38,5 +43,16 @@ func main() {
 		copy(b[len(b)-2:], `"}`)
 		body = b
 	}
-	log.Fatal(http.ListenAndServe(*addr, yardstick.Mux(body)))
+	var paths *yardstick.Bodies
+	if *pathsFile != "" {
+		b, err := os.ReadFile(*pathsFile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		paths = new(yardstick.Bodies)
+		if err := json.Unmarshal(b, paths); err != nil {
+			log.Fatalf("%s: %v", *pathsFile, err)
+		}
+	}
+	log.Fatal(http.ListenAndServe(*addr, yardstick.Mux(body, paths)))
 }

@@ -235,6 +235,18 @@ ceiling_check() {
 		"$SRC" "$WRK_OUT" >>"$RECORDS"
 }
 
+# yardstick_check NAME PATHS GZ: the case's own yardstick, briefly: the
+# ceiling server answering the case's paths with the bodies flagpole sent
+# for them (bench/plan's yardstick.json) and the contract's headers. Each
+# case is measured between two of these, and its ratios "vs its
+# yardstick" are to their mean.
+yardstick_check() {
+	local name=$1 paths=$2 gz=$3
+	run_wrk "http://127.0.0.1:$CPORT" "$paths" "$gz" "$CEIL_CHECK"
+	printf '{"source":"%s","name":"case","case":"yardstick-check","for":"%s","paths":%d,"gzip":%s,"wrk":%s}\n' \
+		"$SRC" "$name" "$(grep -c . "$paths")" "$([[ $gz == gzip ]] && echo true || echo false)" "$WRK_OUT" >>"$RECORDS"
+}
+
 # --- one source --------------------------------------------------------------------
 create_keys() { # create_keys DB: RUN/keys (what wrk rotates over) and KEY (plan's and freshness's own)
 	log "[$SRC] creating $NKEYS keys of $KEY_LIMIT a minute"
@@ -285,16 +297,16 @@ mode_url() {
 
 # run_cases DIR: the ceiling, then every case in process and each
 # production case in the other modes right after it, each between two
-# ceiling checks.
+# ceiling checks and two checks of the case's own yardstick.
 run_cases() {
-	local dir=$1 name paths gz count prod mode
-	"$BIN/ceiling" -addr "127.0.0.1:$CPORT" -body "$dir/plan/ceiling-body.json" 2>"$dir/ceiling.log" &
+	local dir=$1 name paths gz count prod ypaths mode
+	"$BIN/ceiling" -addr "127.0.0.1:$CPORT" -body "$dir/plan/ceiling-body.json" -paths "$dir/plan/yardstick.json" 2>"$dir/ceiling.log" &
 	CEILING_PID=$!
 	PIDS+=("$CEILING_PID")
 	"$BIN/freshness" ready -url "http://127.0.0.1:$CPORT/" -timeout 30s >/dev/null || die "the ceiling server did not start"
 	echo / >"$dir/ceiling.paths"
 	echo /headers >"$dir/ceiling-headers.paths"
-	log "[$SRC] wrk: $DURATION per case after a $WARMUP warm-up; the ceiling again for $CEIL_CHECK before each case and after the last; modes:$MODES"
+	log "[$SRC] wrk: $DURATION per case after a $WARMUP warm-up; for $CEIL_CHECK the ceiling again before each case and after the last, and the case's own yardstick before and after it; modes:$MODES"
 	bench_case ceiling - "http://127.0.0.1:$CPORT" "$dir/ceiling.paths" - 1
 	# The same body with the contract's thirteen headers, fixed: what plain
 	# net/http pays for them, the floor under every case of the API.
@@ -309,13 +321,15 @@ run_cases() {
 	for mode in $MODES; do
 		run_wrk "$(mode_url "$mode")" "$dir/plan/flags-default.paths" - "$FIRST_WARMUP"
 	done
-	while IFS=$'\t' read -r name paths gz count prod; do
+	while IFS=$'\t' read -r name paths gz count prod ypaths; do
 		if [[ -n $CASES_RE && ! $name =~ $CASES_RE ]]; then continue; fi
 		for mode in $MODES; do
 			[[ $mode == inproc || $prod == prod ]] || continue
 			ceiling_check
+			yardstick_check "$name" "$ypaths" "$gz"
 			bench_case "$name" "$mode" "$(mode_url "$mode")" "$paths" "$gz" "$count"
 		done
+		yardstick_check "$name" "$ypaths" "$gz"
 	done <"$dir/plan/cases.tsv"
 	ceiling_check
 	stop_pid "$CEILING_PID"

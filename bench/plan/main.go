@@ -1,12 +1,14 @@
 // Command plan asks a running flagpole for what bench/run loads it with:
 // it writes, into -out, one file of request paths per case (wrk.lua rotates
 // through them), cases.tsv (name, paths file, "gzip" or "-", the number of
-// paths, and "prod" for the cases bench/run also measures with --redis and
-// behind nginx, "-" for the others), the bytes of the default /flags page
-// (the ceiling server's body) and plan.json (the numbers the paths were
-// computed from). It then requests every path once and counts the answers
-// that are not 200, so a broken case is known before wrk runs it (and the
-// response cache is warm).
+// paths, "prod" for the cases bench/run also measures with --redis and
+// behind nginx, "-" for the others, and the paths file of the case's
+// yardstick), the bytes of the default /flags page (the ceiling server's
+// body) and plan.json (the numbers the paths were computed from). It then
+// requests every path once and counts the answers that are not 200, so a
+// broken case is known before wrk runs it (and the response cache is
+// warm), and writes the bodies it got, by path, to yardstick.json: what
+// bench/ceiling -paths answers each case's paths with.
 //
 //	plan -api http://127.0.0.1:18080 -key KEY -out DIR [-warm URL,URL]
 //

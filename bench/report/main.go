@@ -28,6 +28,7 @@ type record struct {
 	Name   string          `json:"name"`
 	Case   string          `json:"case"`
 	Mode   string          `json:"mode"` // inproc (or empty), redis, nginx; "-" for the ceiling
+	For    string          `json:"for"`  // a yardstick check: the case it is the yardstick of
 	Paths  int             `json:"paths"`
 	Gzip   bool            `json:"gzip"`
 	Wrk    json.RawMessage `json:"wrk"`

@@ -10,8 +10,8 @@ import (
 // The table's columns, and which are right-aligned.
 var (
 	header = []string{"source", "case / measure", "req/s (or value)", "p50 ms", "p99 ms", "req/s vs ceiling",
-		"p99 vs ceiling", "vs ceiling-headers: req/s, p99", "non-2xx", "target", ""}
-	right = []bool{false, false, true, true, true, true, true, true, true, false, false}
+		"p99 vs ceiling", "vs ceiling-headers: req/s, p99", "vs its yardstick: req/s, p99", "non-2xx", "target", ""}
+	right = []bool{false, false, true, true, true, true, true, true, true, true, false, false}
 )
 
 // markdown is the run's table with the paragraph that says how it was
@@ -45,7 +45,7 @@ func caseRows(r *Result) [][]string {
 		}
 		name := caseName(r, c)
 		if c.Failed {
-			rows = append(rows, []string{r.Source, name, "wrk failed", "", "", "", "", "", "", c.Target, mark(c.Met)})
+			rows = append(rows, []string{r.Source, name, "wrk failed", "", "", "", "", "", "", "", c.Target, mark(c.Met)})
 			continue
 		}
 		rr, pr := "", ""
@@ -60,13 +60,18 @@ func caseRows(r *Result) [][]string {
 		if c.Non2xx > 0 || c.SocketErrors > 0 {
 			errs = "**" + errs + "**"
 		}
-		hr := ""
-		if c.HeadersRPSRatio != nil {
-			hr = fmt.Sprintf("%.0f %%, %.2fx", *c.HeadersRPSRatio*100, *c.HeadersP99Ratio)
-		}
-		rows = append(rows, []string{r.Source, name, thousands(c.RPS), ms(c.P50ms), ms(c.P99ms), rr, pr, hr, errs, c.Target, mark(c.Met)})
+		rows = append(rows, []string{r.Source, name, thousands(c.RPS), ms(c.P50ms), ms(c.P99ms), rr, pr,
+			ratios(c.HeadersRPSRatio, c.HeadersP99Ratio), ratios(c.YardRPSRatio, c.YardP99Ratio), errs, c.Target, mark(c.Met)})
 	}
 	return rows
+}
+
+// ratios is "86 %, 1.49x", or empty without them.
+func ratios(rps, p99 *float64) string {
+	if rps == nil || p99 == nil {
+		return ""
+	}
+	return fmt.Sprintf("%.0f %%, %.2fx", *rps*100, *p99)
 }
 
 // caseName is a case's name in the table: the ceiling's says its body
@@ -101,7 +106,7 @@ func measureRows(r *Result) [][]string {
 		if m.ratio > 0 {
 			rr = fmt.Sprintf("%.0f %%", m.ratio*100)
 		}
-		rows = append(rows, []string{r.Source, m.Name, m.Value, m.P50, m.P99, rr, "", "", "", m.Target, mark(m.Met)})
+		rows = append(rows, []string{r.Source, m.Name, m.Value, m.P50, m.P99, rr, "", "", "", "", m.Target, mark(m.Met)})
 	}
 	return rows
 }
@@ -118,6 +123,11 @@ func intro(b *strings.Builder, results []*Result, run map[string]any) {
 	if c, ok := run["ceiling_check"].(string); ok {
 		fmt.Fprintf(b, "The ceiling is measured once for %v, then again for %s before each case and after the last; each case's ratios are to the mean of the two checks around it.\n",
 			run["duration"], c)
+	}
+	if slices.ContainsFunc(results, func(r *Result) bool {
+		return slices.ContainsFunc(r.Cases, func(c Case) bool { return c.YardRPSRatio != nil })
+	}) {
+		fmt.Fprintf(b, "Each case is also measured between two %v checks of its own yardstick (plain net/http answering the case's paths with the bodies flagpole sent for them and the contract's 13 headers); \"vs its yardstick\" is to their mean.\n", run["ceiling_check"])
 	}
 	fmt.Fprintf(b, "Load average (1 min) before the run %v, at its end %v (the run's own load included)", run["loadavg_start"], run["loadavg_end"])
 	if num(run["loadavg_start"]) > num(run["cpus"])/2 {

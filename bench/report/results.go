@@ -46,6 +46,17 @@ type Case struct {
 	// the least any net/http server answering the contract pays.
 	HeadersRPSRatio *float64 `json:"rps_vs_headers_yardstick,omitempty"`
 	HeadersP99Ratio *float64 `json:"p99_vs_headers_yardstick,omitempty"`
+	// YardRPSRatio and YardP99Ratio are the case's req/s and p99 over
+	// those of its own yardstick (YardRPS, YardP99ms: the mean of its
+	// checks just before and after the case): plain net/http answering
+	// the case's paths with the bodies flagpole sent for them and the
+	// contract's headers.
+	YardRPSRatio *float64 `json:"rps_vs_own_yardstick,omitempty"`
+	YardP99Ratio *float64 `json:"p99_vs_own_yardstick,omitempty"`
+	YardRPS      float64  `json:"yardstick_rps,omitempty"`
+	YardP99ms    float64  `json:"yardstick_p99_ms,omitempty"`
+	// For is, on a yardstick check, the case it is the yardstick of.
+	For string `json:"-"`
 	// CeilingRPS and CeilingP99ms are what the ratios are to: the mean of
 	// the ceiling's checks just before and after the case.
 	CeilingRPS   float64   `json:"ceiling_rps,omitempty"`
@@ -161,7 +172,7 @@ func build(src string, flags int, date string, run map[string]any, recs []record
 	for _, rec := range recs {
 		if rec.Name == "case" {
 			c := toCase(rec.Case, rec.Paths, rec.Gzip, rec.Wrk)
-			c.Mode = rec.Mode
+			c.Mode, c.For = rec.Mode, rec.For
 			if rec.CPU != nil && c.Requests > 0 {
 				n := float64(c.Requests) / 1e6
 				c.CPU = &CPUUse{Server: rec.CPU.Server / n, Nginx: rec.CPU.Nginx / n, Redis: rec.CPU.Redis / n}
@@ -193,33 +204,54 @@ func build(src string, flags int, date string, run map[string]any, recs []record
 	return r
 }
 
-// addCases adds the cases of seq but the ceiling's checks, each with the
-// mean of the checks just before and after it (a run without checks: the
-// ceiling's one measurement, set later), and returns the checks' req/s.
+// addCases adds the cases of seq but the checks, each with the mean of
+// the ceiling's checks just before and after it (a run without checks:
+// the ceiling's one measurement, set later) and its ratios to the mean of
+// its own yardstick's, and returns the ceiling checks' req/s.
 func (r *Result) addCases(seq []Case) (checks []float64) {
 	for i := range seq {
 		c := seq[i]
-		if c.Name == "ceiling-check" {
+		switch c.Name {
+		case "ceiling-check":
 			if !c.Failed {
 				checks = append(checks, c.RPS)
 			}
 			continue
+		case "yardstick-check":
+			continue
+		case "ceiling": // the reference itself
+			r.Cases = append(r.Cases, c)
+			continue
 		}
-		var n, rps, p99 float64
-		for _, j := range []int{i - 1, i + 1} {
-			if c.Name == "ceiling" {
-				break // the ceiling row is the reference itself
-			}
-			if j >= 0 && j < len(seq) && seq[j].Name == "ceiling-check" && !seq[j].Failed {
-				n, rps, p99 = n+1, rps+seq[j].RPS, p99+seq[j].P99ms
-			}
-		}
-		if n > 0 {
-			c.CeilingRPS, c.CeilingP99ms = rps/n, p99/n
+		c.CeilingRPS, c.CeilingP99ms = around(seq, i, func(k Case) bool { return k.Name == "ceiling-check" })
+		c.YardRPS, c.YardP99ms = around(seq, i, func(k Case) bool { return k.Name == "yardstick-check" && k.For == c.Name })
+		if !c.Failed && c.YardRPS > 0 && c.YardP99ms > 0 {
+			c.YardRPSRatio, c.YardP99Ratio = ptr(c.RPS/c.YardRPS), ptr(c.P99ms/c.YardP99ms)
 		}
 		r.Cases = append(r.Cases, c)
 	}
 	return checks
+}
+
+// around is the mean req/s and p99 of the checks that is accepts nearest
+// to seq[i] on either side, among the checks right next to it (0, 0 when
+// there is none).
+func around(seq []Case, i int, is func(Case) bool) (rps, p99 float64) {
+	var n float64
+	for _, step := range []int{-1, 1} {
+		for j := i + step; j >= 0 && j < len(seq) && strings.HasSuffix(seq[j].Name, "-check"); j += step {
+			if is(seq[j]) {
+				if !seq[j].Failed {
+					n, rps, p99 = n+1, rps+seq[j].RPS, p99+seq[j].P99ms
+				}
+				break
+			}
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return rps / n, p99 / n
 }
 
 // setHeadersRatios sets each served case's ratios to ceiling-headers, when
