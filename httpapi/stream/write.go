@@ -283,17 +283,18 @@ func (h *Hub) finish(c *client, rest [][]byte, reason string, tell bool) {
 	h.remove(c, reason)
 }
 
-// remove takes c out of the hub and counts it ended for reason.
+// remove takes c out of the hub and counts it ended for reason (before
+// Close can see the hub drained).
 func (h *Hub) remove(c *client, reason string) {
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.drop(c)
+	h.m.ended(reason)
 	if c.attached {
 		c.attached = false
 		h.attached--
 		h.checkDrained()
 	}
-	h.mu.Unlock()
-	h.m.ended(reason)
 }
 
 // chunkOverhead bounds what a chunk adds to its frames.
