@@ -86,6 +86,10 @@ func (a *API) liveStream(c *gin.Context) {
 		a.refuseStream(c, stream.ErrRevoked)
 		return
 	}
+	if !hijackable(c.Writer) {
+		a.writeProblem(c, errors.New("the live stream needs a connection of its own (HTTP/1.x)"))
+		return
+	}
 	st, err := a.hub.Open(key.ID, follow, last)
 	if err != nil {
 		a.refuseStream(c, err)
@@ -104,7 +108,28 @@ func (a *API) liveStream(c *gin.Context) {
 		st.Close()
 		return
 	}
-	st.Serve(c.Request.Context(), c.Writer)
+	// The hub takes the connection over: net/http's buffers, its goroutine
+	// and the handler's go, so an open stream costs a few KB (see
+	// httpapi/stream). Hijack writes the head first.
+	conn, _, err := c.Writer.Hijack()
+	if err != nil {
+		st.Close()
+		a.log.Warn("live stream: hijack", "err", err)
+		return
+	}
+	st.Start(conn, c.Request.ProtoAtLeast(1, 1))
+}
+
+// hijackable reports whether the connection under w can be taken over:
+// net/http's HTTP/1.x connections can (gin's writer panics on one that
+// cannot).
+func hijackable(w gin.ResponseWriter) bool {
+	u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+	if !ok {
+		return false
+	}
+	_, ok = u.Unwrap().(http.Hijacker)
+	return ok
 }
 
 // refuseStream answers a stream the hub would not open.

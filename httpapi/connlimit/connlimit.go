@@ -42,7 +42,8 @@ type Options struct {
 }
 
 // Listener wraps a net.Listener with the bounds. Give its ConnState to the
-// http.Server that serves it, and Close it (or the server) when done.
+// http.Server that serves it, and Close it (or the server) when done. A
+// connection a handler hijacks counts until the handler closes it.
 type Listener struct {
 	net.Listener
 	opt Options
@@ -193,7 +194,14 @@ func (l *Listener) ConnState(nc net.Conn, state http.ConnState) {
 			c.idleSince = time.Now()
 			c.elem = l.idle.PushBack(c)
 		}
-	case http.StateHijacked, http.StateClosed:
+	case http.StateHijacked:
+		// Taken over by a handler (the live stream): it stays counted,
+		// never idle, until the handler closes it.
+		if c.elem != nil {
+			l.idle.Remove(c.elem)
+			c.elem = nil
+		}
+	case http.StateClosed:
 		l.release(c)
 	}
 }

@@ -240,3 +240,34 @@ func TestPressureIdleDefault(t *testing.T) {
 		l.Close()
 	}
 }
+
+// TestHijackedCounts: a connection a handler hijacks (the live stream)
+// counts against both bounds, is never closed as idle, and is counted out
+// when the handler closes it.
+func TestHijackedCounts(t *testing.T) {
+	taken := make(chan net.Conn, 1)
+	hijack := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")
+		taken <- c
+	})
+	l, addr := serve(t, connlimit.Options{Max: 1, PerAddr: 1}, hijack)
+	if _, _, st := dial(t, "127.0.0.1", addr, true); st != 200 {
+		t.Fatalf("hijacked: %d", st)
+	}
+	server := <-taken
+	if s := l.Stats(); s.Open != 1 || s.Idle != 0 {
+		t.Errorf("with the hijacked connection open: %+v", s)
+	}
+	if _, _, st := dial(t, "127.0.0.1", addr, true); st != 503 {
+		t.Errorf("past the bound beside a hijacked connection: %d, want 503", st)
+	}
+	server.Close()
+	if s := l.Stats(); s.Open != 0 {
+		t.Errorf("after the handler closed it: %+v", s)
+	}
+}

@@ -1,6 +1,10 @@
 package stream
 
-import "sync"
+import (
+	"net"
+	"sync"
+	"time"
+)
 
 // Reasons an end event gives for closing a stream.
 const (
@@ -9,80 +13,116 @@ const (
 	ReasonTooSlow  = "too_slow"
 )
 
-// client is one open stream's queue: the frames the hub gave it and its
-// writer has not sent yet, bounded in count and bytes. The hub never
-// waits on it: a frame that does not fit ends the stream instead.
+// reasonGone ends a stream whose client went: nothing more is written.
+const reasonGone = "gone"
+
+// The states of a client's writing.
+const (
+	detached = iota // opened, its connection not handed over yet
+	idle            // nothing to write, no writer
+	queued          // in the hub's run queue
+	busy            // a writer owns it
+	done            // its connection is closed
+)
+
+// client is one open stream: its queue, the frames the hub gave it and no
+// writer has sent yet, bounded in count and bytes, and its connection
+// once the handler hands it over. The hub never waits on it: a frame that
+// does not fit ends the stream instead. It has no goroutine of its own
+// but the one that watches for its client leaving; the hub's writers
+// write what it has queued.
 type client struct {
+	h      *Hub
 	key    string
 	follow *Follow
 
-	mu    sync.Mutex
-	queue [][]byte
-	bytes int
-	ended string // the end reason, once ended
-	wake  chan struct{}
-	// hurry, set by the writer, cuts a write that is stuck to a short
-	// grace, so an ended stream closes soon whatever its client reads.
-	hurry func()
+	conn     net.Conn // nil while detached
+	chunked  bool     // the body is sent in HTTP/1.1 chunks
+	attached bool     // counted in h.attached (h.mu)
+
+	mu       sync.Mutex
+	queue    [][]byte // nil when empty: an idle stream holds no queue
+	bytes    int
+	ping     bool   // a heartbeat is due
+	ended    string // the end reason, once ended
+	state    uint8
+	deadline time.Time // of the write in progress, while busy
 }
 
-func newClient(key string, f *Follow) *client {
-	return &client{key: key, follow: f, wake: make(chan struct{}, 1)}
+func newClient(h *Hub, key string, f *Follow) *client {
+	return &client{h: h, key: key, follow: f}
 }
 
 // push queues a frame; past the bounds it ends the stream as too slow (an
-// empty queue takes any one frame). It reports whether the frame was
-// queued.
-func (c *client) push(frame []byte, maxEvents, maxBytes int) bool {
+// empty queue takes any one frame). It reports whether the client must be
+// put in the run queue, which the caller does.
+func (c *client) push(frame []byte, maxEvents, maxBytes int) (schedule bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.ended != "" {
 		return false
 	}
 	if len(c.queue) >= maxEvents || len(c.queue) > 0 && c.bytes+len(frame) > maxBytes {
-		c.endLocked(ReasonTooSlow)
-		return false
+		return c.endLocked(ReasonTooSlow)
 	}
 	c.queue = append(c.queue, frame)
 	c.bytes += len(frame)
-	c.signal()
-	return true
+	c.ping = false
+	return c.wakeLocked()
 }
 
-// end ends the stream for reason, unless it has ended already; it reports
-// whether this call ended it.
-func (c *client) end(reason string) bool {
+// heartbeat asks for a comment line, unless events are queued (they keep
+// the connection busy already); it reports whether the client must be
+// put in the run queue.
+func (c *client) heartbeat() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.ended != "" {
+	if c.ended != "" || len(c.queue) > 0 {
 		return false
 	}
-	c.endLocked(reason)
+	c.ping = true
+	return c.wakeLocked()
+}
+
+// wakeLocked moves an idle client to queued, reporting whether it did.
+func (c *client) wakeLocked() bool {
+	if c.state != idle {
+		return false // detached: handed over with its queue; queued or busy: its writer sees it
+	}
+	c.state = queued
 	return true
 }
 
-// endLocked drops what is queued (the writer sends only the end event)
-// and wakes the writer.
-func (c *client) endLocked(reason string) {
-	c.ended = reason
-	c.queue, c.bytes = nil, 0
-	c.signal()
-	if c.hurry != nil {
-		c.hurry()
+// end ends the stream for reason, unless it has ended already, and has a
+// writer send the end event and close the connection.
+func (c *client) end(reason string) {
+	c.mu.Lock()
+	schedule := c.ended == "" && c.endLocked(reason)
+	c.mu.Unlock()
+	if schedule {
+		c.h.schedule(c)
 	}
 }
 
-// setHurry sets the function that cuts a stuck write.
-func (c *client) setHurry(fn func()) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.hurry = fn
+// endLocked drops what is queued (the writer sends only the end event),
+// cuts a write in progress to a short grace, so an ended stream closes
+// soon whatever its client reads, and reports whether the client must be
+// put in the run queue.
+func (c *client) endLocked(reason string) bool {
+	c.ended = reason
+	c.queue, c.bytes, c.ping = nil, 0, false
+	if c.state == busy {
+		c.hurryLocked(time.Now().Add(endWrite))
+	}
+	return c.wakeLocked()
 }
 
-func (c *client) signal() {
-	select {
-	case c.wake <- struct{}{}:
-	default:
+// hurryLocked brings the deadline of the write in progress to d at the
+// latest.
+func (c *client) hurryLocked(d time.Time) {
+	if c.deadline.IsZero() || d.Before(c.deadline) {
+		c.deadline = d
+		c.conn.SetWriteDeadline(d)
 	}
 }
 

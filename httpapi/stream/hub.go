@@ -5,6 +5,12 @@
 // ended, never waited for; a stream whose key is revoked is ended at the
 // key swap. The hub keeps the latest events, so a client that reconnects
 // with the id of the last event it read gets what it missed.
+//
+// The hub owns the streams' connections (the handler hijacks them): a few
+// writer goroutines write what the streams have queued, one ticker sends
+// every stream's heartbeat, and each stream keeps one small goroutine
+// that notices its client leaving. A client that reads too slowly for a
+// write to finish at once gets a goroutine of its own until it catches up.
 package stream
 
 import (
@@ -12,6 +18,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -69,6 +76,20 @@ type Hub struct {
 	ringB   int      // bytes of ring
 	closed  bool
 	cancel  []func()
+	// attached counts the streams whose connection the hub owns; drained
+	// is closed once the hub is closed and the last of them is done.
+	attached int
+	started  bool // the writers and the heartbeat run
+	drained  chan struct{}
+	stop     chan struct{} // ends the heartbeat
+
+	// The run queue: the streams with something to write.
+	qmu   sync.Mutex
+	qcond sync.Cond
+	runq  []*client
+	qstop bool // the writers return
+
+	handoffs atomic.Int64 // writes handed to a goroutine of the stream's own
 }
 
 // New makes the hub of st's swaps.
@@ -93,7 +114,8 @@ func New(st *memstore.Store, opt Options) *Hub {
 	var b [8]byte
 	rand.Read(b[:])
 	h := &Hub{opt: opt, store: st, epoch: hex.EncodeToString(b[:]), clients: map[*client]struct{}{},
-		byKey: map[string]map[*client]struct{}{}}
+		byKey: map[string]map[*client]struct{}{}, drained: make(chan struct{}), stop: make(chan struct{})}
+	h.qcond.L = &h.qmu
 	h.m = newHubMetrics(opt.Metrics, h)
 	// The store calls the hooks under its locks, which the hooks follow
 	// with h.mu: register them without holding it.
@@ -121,9 +143,11 @@ func (h *Hub) swapped(s *memstore.Snapshot) {
 		// stream re-reads, and no earlier position can be resumed.
 		h.gen, h.floor, h.ring, h.ringB = s.Gen, s.Gen, nil, 0
 		frame := []byte("id: " + positionID(h.epoch, s.Gen) + "\nevent: resync\ndata: {}\n\n")
+		var wake []*client
 		for c := range h.clients {
-			h.push(c, frame)
+			wake = h.push(wake, c, frame)
 		}
+		h.scheduleAll(wake)
 		return
 	}
 	h.gen = s.Gen
@@ -134,9 +158,10 @@ func (h *Hub) swapped(s *memstore.Snapshot) {
 	e := newEvent(h.epoch, s, ch, h.opt.Item, h.opt.String)
 	h.remember(e)
 	frames := map[string][]byte{} // by follow set: streams following the same share a frame
+	wake := make([]*client, 0, len(h.clients))
 	for c := range h.clients {
 		if c.follow == nil {
-			h.push(c, e.all)
+			wake = h.push(wake, c, e.all)
 			continue
 		}
 		f, ok := frames[c.follow.key]
@@ -145,13 +170,18 @@ func (h *Hub) swapped(s *memstore.Snapshot) {
 			frames[c.follow.key] = f
 		}
 		if f != nil {
-			h.push(c, f)
+			wake = h.push(wake, c, f)
 		}
 	}
+	h.scheduleAll(wake) // one hand-over to the writers for every stream
 }
 
-func (h *Hub) push(c *client, frame []byte) {
-	c.push(frame, h.opt.Buffer, h.opt.BufferBytes)
+// push queues frame for c, adding c to wake when a writer must see to it.
+func (h *Hub) push(wake []*client, c *client, frame []byte) []*client {
+	if c.push(frame, h.opt.Buffer, h.opt.BufferBytes) {
+		wake = append(wake, c)
+	}
+	return wake
 }
 
 // remember keeps e in the ring, dropping the oldest events past its
@@ -181,23 +211,59 @@ func (h *Hub) keys(ks *memstore.KeySet) {
 	}
 }
 
-// Close ends every stream with the shutdown reason and refuses new ones;
-// it does not wait for their writers.
+// closeWait bounds how long Close waits for the streams' end events.
+const closeWait = 2 * endWrite
+
+// Close ends every stream with the shutdown reason and refuses new ones,
+// then waits (a couple of seconds at most) until the end events are
+// written and the connections closed: http.Server.Shutdown does not wait
+// for hijacked connections.
 func (h *Hub) Close() {
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
+		h.wait()
 		return
 	}
 	h.closed = true
 	for c := range h.clients {
 		c.end(ReasonShutdown)
 	}
+	h.checkDrained()
 	cancel := h.cancel
 	h.mu.Unlock()
 	for _, c := range cancel {
 		c() // takes the store's locks, under which the hooks take h.mu
 	}
+	h.wait()
+}
+
+func (h *Hub) wait() {
+	t := time.NewTimer(closeWait)
+	defer t.Stop()
+	select {
+	case <-h.drained:
+	case <-t.C:
+	}
+}
+
+// checkDrained, once the hub is closed and owns no connection any more,
+// stops the writers and the heartbeat; h.mu is held.
+func (h *Hub) checkDrained() {
+	if !h.closed || h.attached > 0 {
+		return
+	}
+	select {
+	case <-h.drained:
+		return
+	default:
+	}
+	close(h.drained)
+	close(h.stop)
+	h.qmu.Lock()
+	h.qstop = true
+	h.qmu.Unlock()
+	h.qcond.Broadcast()
 }
 
 // Stats are the hub's counts now.

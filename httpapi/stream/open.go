@@ -1,14 +1,11 @@
 package stream
 
 import (
-	"context"
-	"net/http"
 	"strconv"
 	"strings"
-	"time"
 )
 
-// Stream is one open stream, from Open until its Serve returns.
+// Stream is one open stream, from Open until it ends.
 type Stream struct {
 	h       *Hub
 	c       *client
@@ -18,7 +15,7 @@ type Stream struct {
 // Open registers a stream of the key with this id, following f (nil:
 // every flag), resuming after last (the Last-Event-ID a client sent, ""
 // for none). It refuses with ErrKeyBusy, ErrFull, ErrClosed, or
-// ErrRevoked when the key is no longer active. The caller must Serve or
+// ErrRevoked when the key is no longer active. The caller must Start or
 // Close the stream.
 func (h *Hub) Open(key string, f *Follow, last string) (*Stream, error) {
 	h.mu.Lock()
@@ -34,7 +31,7 @@ func (h *Hub) Open(key string, f *Follow, last string) (*Stream, error) {
 		// Checked under h.mu: a key swap after this one ends the stream.
 		return nil, ErrRevoked
 	}
-	c := newClient(key, f)
+	c := newClient(h, key, f)
 	h.clients[c] = struct{}{}
 	if h.byKey[key] == nil {
 		h.byKey[key] = map[*client]struct{}{}
@@ -88,77 +85,16 @@ func (s *Stream) Close() {
 	h := s.h
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	delete(h.clients, s.c)
-	if cs := h.byKey[s.c.key]; cs != nil {
-		delete(cs, s.c)
+	h.drop(s.c)
+}
+
+// drop takes c out of the hub's sets; h.mu is held.
+func (h *Hub) drop(c *client) {
+	delete(h.clients, c)
+	if cs := h.byKey[c.key]; cs != nil {
+		delete(cs, c)
 		if len(cs) == 0 {
-			delete(h.byKey, s.c.key)
+			delete(h.byKey, c.key)
 		}
 	}
-}
-
-// endWrite bounds the write of the end event and what net/http writes
-// after the handler, best effort; and a write in progress when the stream
-// is ended.
-const endWrite = time.Second
-
-// Serve writes the stream to w, whose headers the caller has written,
-// until the client goes, the stream is ended (then with an end event), or
-// a write fails; then it closes the stream. It returns why the stream
-// ended: an end reason, or "gone" when the client went, "write" when a
-// write failed or timed out.
-func (s *Stream) Serve(ctx context.Context, w http.ResponseWriter) string {
-	defer s.Close()
-	h := s.h
-	rc := http.NewResponseController(w)
-	send := func(timeout time.Duration, frames ...[]byte) bool {
-		rc.SetWriteDeadline(time.Now().Add(timeout))
-		for _, f := range frames {
-			if _, err := w.Write(f); err != nil {
-				return false
-			}
-		}
-		return rc.Flush() == nil
-	}
-	reason := "write"
-	defer func() {
-		if _, ended := s.c.take(); reason == "write" && ended != "" {
-			reason = ended // ended while a write was stuck, which then failed
-		}
-		h.m.ended(reason)
-	}()
-	s.c.setHurry(func() { rc.SetWriteDeadline(time.Now().Add(endWrite)) })
-	if !send(h.opt.WriteTimeout, s.opening) {
-		return reason
-	}
-	tick := time.NewTicker(h.opt.Heartbeat)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			reason = "gone"
-			return reason
-		case <-tick.C:
-			if !send(h.opt.WriteTimeout, ping) {
-				return reason
-			}
-		case <-s.c.wake:
-			frames, ended := s.c.take()
-			if ended != "" {
-				reason = ended
-				send(endWrite, endFrame(ended))
-				return reason
-			}
-			if !send(h.opt.WriteTimeout, frames...) {
-				return reason
-			}
-			h.m.sent(len(frames))
-		}
-	}
-}
-
-var ping = []byte(": ping\n\n")
-
-func endFrame(reason string) []byte {
-	return []byte("event: end\ndata: {\"reason\":\"" + reason + "\"}\n\n")
 }

@@ -1,8 +1,12 @@
 package stream
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"fmt"
+	"io"
+	"net"
+	"net/http/httputil"
 	"strings"
 	"testing"
 	"time"
@@ -179,4 +183,80 @@ func TestKeysAndBounds(t *testing.T) {
 	if _, err := h.Open("k1", nil, ""); err != ErrClosed {
 		t.Errorf("after Close: %v, want ErrClosed", err)
 	}
+}
+
+// A client that reads slowly, so that writes wait and the stream goes to
+// a goroutine of its own and back, still gets every event whole and in
+// order, in valid chunks, then the end event and the last chunk.
+func TestSlowReaderGetsEverything(t *testing.T) {
+	h, st, in := testHub(t, 200, Options{Heartbeat: time.Hour})
+	s, err := h.Open("k1", nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, client := net.Pipe() // every write waits for the reader
+	defer client.Close()
+	events := make(chan string, 100)
+	go func() {
+		defer close(events)
+		r := bufio.NewReader(httputil.NewChunkedReader(slowReader{client}))
+		var ev strings.Builder
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				if err != io.EOF {
+					events <- "error: " + err.Error()
+				}
+				return
+			}
+			if line == "\n" {
+				events <- ev.String()
+				ev.Reset()
+				continue
+			}
+			ev.WriteString(line)
+		}
+	}()
+	s.Start(server, true)
+	all := make([]int, len(in))
+	for i := range all {
+		all[i] = i
+	}
+	const votes = 10
+	for range votes {
+		vote(t, st, in, all...) // each event names 200 flags: ~5 KB
+	}
+	var got []string
+	for ev := range events {
+		if strings.Contains(ev, "event: votes") {
+			got = append(got, ev)
+			if len(got) == votes {
+				h.Close()
+			}
+		} else if strings.Contains(ev, "event: end") || strings.HasPrefix(ev, "error") {
+			got = append(got, ev)
+		}
+	}
+	if len(got) != votes+1 || !strings.Contains(got[votes], `{"reason":"shutdown"}`) {
+		t.Fatalf("got %d events, the last %q; want %d votes events and the end", len(got), got[len(got)-1], votes)
+	}
+	for i, ev := range got[:votes] {
+		if want := fmt.Sprintf(`{"slug":"s0","red":%d}`, i+2); !strings.Contains(ev, want) {
+			t.Errorf("votes event %d lacks %s", i, want)
+		}
+	}
+	if n := h.Ended(ReasonShutdown); n != 1 {
+		t.Errorf("%d streams ended for shutdown, want 1", n)
+	}
+	if h.handoffs.Load() == 0 {
+		t.Error("no write waited: the test did not test the slow path")
+	}
+}
+
+// slowReader reads a little at a time, with pauses.
+type slowReader struct{ r io.Reader }
+
+func (s slowReader) Read(p []byte) (int, error) {
+	time.Sleep(time.Millisecond)
+	return s.r.Read(p[:min(len(p), 512)])
 }
