@@ -114,45 +114,13 @@ func (a *API) stats(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 }
 
 func (a *API) search(c *gin.Context, s *memstore.Snapshot) (*response, error) {
-	r, err := searchQuery(c.Request.URL.RawQuery)
+	r, err := searchQuery(c.Request.URL.RawQuery, a.searches.spellings.parse)
 	if err != nil {
 		return nil, err
 	}
-	return a.cache.get(searchKey(s, r), func() ([]byte, error) {
-		pq, err := r.parsed()
-		if err != nil {
-			return nil, err
-		}
-		res, err := a.searches.find(s, pq, r.opt)
-		if err != nil {
-			return nil, err
-		}
-		return renderSearch(r, res.Hits[:min(r.opt.Limit, len(res.Hits))], res.Total), nil
+	return a.searches.answer(s, &r, func(res *memstore.SearchResult) []byte {
+		return renderSearch(r, res.Hits[:min(r.opt.Limit, len(res.Hits))], res.Total)
 	})
-}
-
-// searchKey is the response cache key of a search: every parameter, q as
-// given (it is echoed) and last.
-func searchKey(s *memstore.Snapshot, r searchReq) string {
-	b := make([]byte, 0, 48+len(r.q))
-	b = strconv.AppendUint(b, s.Gen, 36)
-	b = append(b, 0, 's')
-	b = appendFindOptions(b, &r.opt)
-	b = append(b, 0)
-	b = strconv.AppendInt(b, int64(r.opt.Limit), 36)
-	b = append(b, 0)
-	b = append(b, r.q...)
-	return string(b)
-}
-
-// appendFindOptions appends o's filters, language and offset (not its
-// limit) in a fixed layout.
-func appendFindOptions(b []byte, o *memstore.FindOptions) []byte {
-	b = append(b, boolByte(o.HasCategory), byte(o.Category), boolByte(o.HasDominant), byte(o.Dominant),
-		boolByte(o.HasLang), byte(o.Lang), boolByte(o.HasRegion))
-	b = append(b, o.Region...)
-	b = append(b, 0)
-	return strconv.AppendInt(b, int64(o.Offset), 36)
 }
 
 // healthOK is /healthz's answer, the same for every request.

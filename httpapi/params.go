@@ -174,27 +174,17 @@ func filterParams(p map[string]string) (filters, error) {
 	return f, nil
 }
 
-// searchReq is a parsed /search request: q as given, and the filters,
-// language and page. q as the index takes it (memstore.ParseQuery, whose
-// rules bound a search's cost) is parsed only when the answer is not in
-// the response cache: a cached answer's q passed those rules already.
+// searchReq is a parsed /search request: q as given (it is echoed), q as
+// the index takes it, and the filters, language and page.
 type searchReq struct {
 	q   string
+	pq  *parsedQuery
 	opt memstore.FindOptions
 }
 
-// parsed is q as the index takes it, or the 400 that says which rule it
-// breaks.
-func (r *searchReq) parsed() (memstore.Query, error) {
-	pq, err := memstore.ParseQuery(r.q)
-	if err != nil {
-		return pq, invalidParam("q", "%s", err.Error())
-	}
-	return pq, nil
-}
-
-// searchQuery parses the parameters of /search.
-func searchQuery(raw string) (searchReq, error) {
+// searchQuery parses the parameters of /search, q through parse. q's
+// errors come first: a bad parameter beside a bad q answers q's 400.
+func searchQuery(raw string, parse func(string) (*parsedQuery, error)) (searchReq, error) {
 	var r searchReq
 	p, err := queryParams(raw, "q", "limit", "offset", "category", "region", "dominant", "lang")
 	if err != nil {
@@ -212,9 +202,12 @@ func searchQuery(raw string) (searchReq, error) {
 		return r, invalidParam("q", "q must have at least 2 characters besides surrounding spaces")
 	}
 	r.q = q
+	if r.pq, err = parse(q); err != nil {
+		return r, err
+	}
 	f, err := filterParams(p)
 	if err != nil {
-		return r, r.orQueryError(err)
+		return r, err
 	}
 	o := &r.opt
 	o.Category, o.HasCategory = f.category, f.hasCategory
@@ -222,27 +215,17 @@ func searchQuery(raw string) (searchReq, error) {
 	o.Dominant, o.HasDominant = f.dominant, f.hasDominant
 	if v, ok := p["lang"]; ok {
 		if o.Lang, ok = parseLang(v); !ok {
-			return r, r.orQueryError(invalidParam("lang", "lang must be one of %s", strings.Join(memstore.LangCodes[:], ", ")))
+			return r, invalidParam("lang", "lang must be one of %s", strings.Join(memstore.LangCodes[:], ", "))
 		}
 		o.HasLang = true
 	}
 	if o.Limit, err = intParam(p, "limit", 20, 1, memstore.MaxSearchLimit); err != nil {
-		return r, r.orQueryError(err)
+		return r, err
 	}
 	if o.Offset, err = offsetParam(p); err != nil {
-		return r, r.orQueryError(err)
+		return r, err
 	}
 	return r, nil
-}
-
-// orQueryError is the error of a request with a bad parameter besides q:
-// q's own error when q breaks a rule of memstore.ParseQuery, as q is
-// checked first, otherwise err.
-func (r *searchReq) orQueryError(err error) error {
-	if _, qerr := r.parsed(); qerr != nil {
-		return qerr
-	}
-	return err
 }
 
 // parseLang matches a language code of the text object, exactly (as

@@ -120,12 +120,19 @@ func (c *cache) get(key string, render func() ([]byte, error)) (*response, error
 	return r, nil
 }
 
-// HitRatio is the share of lookups the cache answered.
-func (c *cache) HitRatio() float64 {
-	if c.rc == nil || c.rc.Metrics == nil {
-		return 0
+// lookups are the responses the cache found, and all it was asked for.
+func (c *cache) lookups() (found, all uint64) {
+	if c.rc == nil {
+		return 0, 0
 	}
-	return c.rc.Metrics.Ratio()
+	return lookupsOf(c.rc.Metrics)
+}
+
+// lookupsOf reads a ristretto cache's hits and lookups (none without
+// metrics).
+func lookupsOf(m *ristretto.Metrics) (found, all uint64) {
+	found = m.Hits()
+	return found, found + m.Misses()
 }
 
 func (c *cache) close() {

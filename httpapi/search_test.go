@@ -249,4 +249,38 @@ func TestSearchCacheNormalisedQuery(t *testing.T) {
 	}
 }
 
+// Spellings of one query share one cache entry: the second spelling is
+// answered from the entry the first made (a cache hit, no second run),
+// with its own q echoed; a spelling asked again gets the same bytes and
+// ETag, and a 304 for that ETag.
+func TestSearchSpellingsShareOneEntry(t *testing.T) {
+	e, reg := searchEnv(t, fixtureLines())
+	first := e.get("/api/public/search?q=" + url.QueryEscape("yasli otobus"))
+	mustStatus(t, first, 200, "")
+	if hr := e.api.CacheHitRatio(); hr != 0 {
+		t.Fatalf("hit ratio %v before any answer was kept", hr)
+	}
+	other := e.get("/api/public/search?q=" + url.QueryEscape("Otobüs,  YAŞLI "))
+	mustStatus(t, other, 200, "")
+	if hr := e.api.CacheHitRatio(); hr <= 0 {
+		t.Errorf("hit ratio %v: the second spelling was not answered from the first's entry", hr)
+	}
+	if n := counter(t, reg, "flagpole_search_runs_total"); n != 1 {
+		t.Errorf("%v runs of the index, want 1", n)
+	}
+	if other.json["q"] != "Otobüs,  YAŞLI " || !slices.Equal(slugs(data(t, other)), slugs(data(t, first))) ||
+		other.json["total"] != first.json["total"] {
+		t.Errorf("the second spelling answers %s\nthe first %s", other.body, first.body)
+	}
+	again := e.get("/api/public/search?q=" + url.QueryEscape("yasli otobus"))
+	tag := first.header.Get("ETag")
+	if string(again.body) != string(first.body) || again.header.Get("ETag") != tag || tag == "" {
+		t.Errorf("asked again: ETag %s, body\n%s\nwant ETag %s, body\n%s", again.header.Get("ETag"), again.body, tag, first.body)
+	}
+	if other.header.Get("ETag") == tag {
+		t.Error("two spellings, whose bodies differ in q, have one ETag")
+	}
+	mustStatus(t, e.get("/api/public/search?q="+url.QueryEscape("yasli otobus"), "If-None-Match: "+tag), 304, "")
+}
+
 func total(it map[string]any) float64 { return it["votes"].(map[string]any)["total"].(float64) }

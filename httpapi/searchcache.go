@@ -2,6 +2,9 @@ package httpapi
 
 import (
 	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/dgraph-io/ristretto/v2"
@@ -10,17 +13,40 @@ import (
 	"github.com/flagpole/flagpole/memstore"
 )
 
-// searches runs queries against the index and keeps their results by
-// snapshot generation, the query's canonical form (memstore.Query.Key:
-// folded, de-duplicated, sorted words), the filters, the language and the
-// offset: queries that differ only in separators, case, diacritics, word
-// order, repeated words or limit share one run of the index, which finds
-// the largest page (memstore.MaxSearchLimit hits) from the offset. Each
-// keeps its own rendered response too (q is echoed as given), in the
-// response cache.
+// searches runs queries against the index and keeps what they answered in
+// one cache, keyed by snapshot generation, the query's canonical form
+// (memstore.Query.Key: folded, de-duplicated, sorted words and their
+// stems), the filters, the language and the offset (searchKey): queries
+// that differ only in separators, case, diacritics, word order, repeated
+// words or limit share one entry and one run of the index, which finds
+// the largest page (memstore.MaxSearchLimit hits) from the offset. The
+// entry also keeps the responses rendered from that result, one per q as
+// given and limit: q is echoed as given and limit sizes data, so each
+// spelling has its own bytes and ETag, rendered once.
 type searches struct {
-	rc                  *ristretto.Cache[string, *memstore.SearchResult]
+	rc *ristretto.Cache[string, *searchEntry]
+	// pagesMax is the most bytes of rendered responses one entry keeps: a
+	// client sending endless spellings of one query gets each rendered,
+	// not kept, once its entry is full.
+	pagesMax            int64
+	spellings           *spellings
 	runs, work, refused prometheus.Counter
+}
+
+// searchEntry is one canonical search's result and the responses
+// rendered from it.
+type searchEntry struct {
+	res   memstore.SearchResult
+	pages sync.Map // pageKey -> *response
+	// cost is what the entry holds, as its cache cost; pageBytes the
+	// part of it that is rendered responses.
+	cost, pageBytes atomic.Int64
+}
+
+// pageKey names one response of an entry: q as given and the limit.
+type pageKey struct {
+	q     string
+	limit int
 }
 
 func newSearches(maxBytes int64, reg prometheus.Registerer) (*searches, error) {
@@ -34,6 +60,8 @@ func newSearches(maxBytes int64, reg prometheus.Registerer) (*searches, error) {
 		refused: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "flagpole_search_refused_total", Help: "Searches refused with 400 because their work would pass the bound.",
 		}),
+		pagesMax:  maxBytes / 64,
+		spellings: newSpellings(),
 	}
 	if reg != nil {
 		reg.MustRegister(s.runs, s.work, s.refused)
@@ -42,28 +70,70 @@ func newSearches(maxBytes int64, reg prometheus.Registerer) (*searches, error) {
 		return s, nil
 	}
 	var err error
-	s.rc, err = ristretto.NewCache(&ristretto.Config[string, *memstore.SearchResult]{
+	s.rc, err = ristretto.NewCache(&ristretto.Config[string, *searchEntry]{
 		NumCounters: max(maxBytes/100, 10_000),
 		MaxCost:     maxBytes,
 		BufferItems: 64,
+		Metrics:     true,
 	})
 	return s, err
 }
 
-// find returns the result of q and o at the largest limit, whatever
-// o.Limit: from the cache, or run and kept. A query whose work would pass
-// the bound is a 400.
-func (ss *searches) find(s *memstore.Snapshot, q memstore.Query, o memstore.FindOptions) (*memstore.SearchResult, error) {
-	o.Limit = memstore.MaxSearchLimit
-	key := string(appendFindOptions([]byte(genKey(s, "search", q.Key())+"\x00"), &o))
+// answer returns the response to r: kept in its entry, or rendered by
+// render from the entry's result (the search run and its entry kept when
+// there is none) and kept there. A query whose work would pass the bound
+// is a 400.
+func (ss *searches) answer(s *memstore.Snapshot, r *searchReq, render func(*memstore.SearchResult) []byte) (*response, error) {
+	key := searchKey(s, r)
+	pk := pageKey{r.q, r.opt.Limit}
+	var e *searchEntry
 	if ss.rc != nil {
-		if r, ok := ss.rc.Get(key); ok {
-			return r, nil
-		}
+		e, _ = ss.rc.Get(key)
 	}
-	r, err := s.Find(q, o)
+	fresh := e == nil
+	if !fresh {
+		if p, ok := e.pages.Load(pk); ok {
+			return p.(*response), nil
+		}
+	} else {
+		var err error
+		if e, err = ss.run(s, r); err != nil {
+			return nil, err
+		}
+		e.cost.Store(resultCost(key, &e.res))
+	}
+	p := newResponse(render(&e.res))
+	if ss.rc == nil {
+		return p, nil
+	}
+	if cost := int64(len(p.body) + len(r.q) + 64); e.pageBytes.Load()+cost <= ss.pagesMax {
+		if kept, loaded := e.pages.LoadOrStore(pk, p); loaded {
+			return kept.(*response), nil
+		}
+		e.pageBytes.Add(cost)
+		e.cost.Add(cost)
+	} else if !fresh {
+		return p, nil
+	}
+	ss.rc.Set(key, e, e.cost.Load())
+	if fresh {
+		// In the cache before the next request looks: ristretto admits a
+		// new key asynchronously.
+		ss.rc.Wait()
+	}
+	return p, nil
+}
+
+// run runs r's query against the index at the largest limit, whatever
+// r's limit, into a new entry.
+func (ss *searches) run(s *memstore.Snapshot, r *searchReq) (*searchEntry, error) {
+	o := r.opt
+	o.Limit = memstore.MaxSearchLimit
+	e := &searchEntry{}
+	var err error
+	e.res, err = s.Find(r.pq.q, o)
 	ss.runs.Inc()
-	ss.work.Add(float64(r.Work))
+	ss.work.Add(float64(e.res.Work))
 	var qe *memstore.QueryError
 	if errors.As(err, &qe) {
 		ss.refused.Inc()
@@ -72,11 +142,38 @@ func (ss *searches) find(s *memstore.Snapshot, q memstore.Query, o memstore.Find
 	if err != nil {
 		return nil, err
 	}
-	if ss.rc != nil {
-		ss.rc.Set(key, &r, resultCost(key, &r))
-		ss.rc.Wait()
+	return e, nil
+}
+
+// searchKey is the cache key of a search: the snapshot generation, the
+// query's canonical form, the filters, language and offset; neither the
+// limit (an entry holds the largest page) nor q as given.
+func searchKey(s *memstore.Snapshot, r *searchReq) string {
+	k := r.pq.key
+	b := make([]byte, 0, 32+len(k))
+	b = strconv.AppendUint(b, s.Gen, 36)
+	b = append(b, 0, 's', 0)
+	b = append(b, k...)
+	b = append(b, 0)
+	return string(appendFindOptions(b, &r.opt))
+}
+
+// appendFindOptions appends o's filters, language and offset (not its
+// limit) in a fixed layout.
+func appendFindOptions(b []byte, o *memstore.FindOptions) []byte {
+	b = append(b, boolByte(o.HasCategory), byte(o.Category), boolByte(o.HasDominant), byte(o.Dominant),
+		boolByte(o.HasLang), byte(o.Lang), boolByte(o.HasRegion))
+	b = append(b, o.Region...)
+	b = append(b, 0)
+	return strconv.AppendInt(b, int64(o.Offset), 36)
+}
+
+// lookups are the entries the cache found, and all it was asked for.
+func (ss *searches) lookups() (found, all uint64) {
+	if ss.rc == nil {
+		return 0, 0
 	}
-	return &r, nil
+	return lookupsOf(ss.rc.Metrics)
 }
 
 func (ss *searches) close() {

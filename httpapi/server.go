@@ -130,8 +130,17 @@ func New(opt Options) (*API, error) {
 // Handler is the http.Handler of the API.
 func (a *API) Handler() http.Handler { return a.engine }
 
-// CacheHitRatio is the share of rendered responses served from the cache.
-func (a *API) CacheHitRatio() float64 { return a.cache.HitRatio() }
+// CacheHitRatio is the share of lookups the caches answered: rendered
+// responses, and searches whose entry was kept (a spelling of the query
+// not asked before is then rendered, without running the search).
+func (a *API) CacheHitRatio() float64 {
+	found, all := a.cache.lookups()
+	sf, sa := a.searches.lookups()
+	if all+sa == 0 {
+		return 0
+	}
+	return float64(found+sf) / float64(all+sa)
+}
 
 // Close ends the live streams, stops the limiters' sweep and releases the
 // response cache.

@@ -106,7 +106,7 @@ func (p *program) registerState(reg *prometheus.Registry) {
 		}
 		return 0
 	})
-	gauge("flagpole_response_cache_hit_ratio", "Share of rendered responses served from the ristretto cache.",
+	gauge("flagpole_response_cache_hit_ratio", "Share of lookups answered from the caches: rendered responses, and searches found under their canonical query.",
 		func() float64 { return p.api.CacheHitRatio() })
 	p.registerConnState(reg, gauge)
 	p.registerLimiterState(reg, gauge)
