@@ -182,10 +182,9 @@ func (b *batcher) close() {
 // answer is a batch's answer to one request.
 type answer struct {
 	d       Decision
-	granted int       // slots granted, the request's own included
-	count   int       // the window's count after them
-	stamp   int64     // Redis's stamp of the slots beyond the first
-	queued  time.Time // when the request was queued, before it was sent
+	granted int   // slots granted, the request's own included
+	count   int   // the window's count after them
+	stamp   int64 // Redis's stamp of the slots beyond the first
 }
 
 // decide queues one request asking for want slots (giving back the
@@ -217,7 +216,7 @@ func (b *batcher) decide(key string, limit, want int, bk unspent, now time.Time)
 		}
 		<-c.decided
 	}
-	a, err := answer{d: c.d, granted: c.granted, count: c.count, stamp: c.stamp, queued: c.queued}, c.err
+	a, err := answer{d: c.d, granted: c.granted, count: c.count, stamp: c.stamp}, c.err
 	c.reset()
 	calls.Put(c)
 	return a, err

@@ -25,6 +25,7 @@ type Fallback struct {
 	local  *Local
 	log    *slog.Logger
 	pause  time.Duration
+	now    func() time.Time // the pause's clock: time.Now but in tests
 
 	downUntil atomic.Int64 // Unix ns; 0 when the shared limiter is up
 	fallbacks atomic.Int64
@@ -32,7 +33,7 @@ type Fallback struct {
 
 // NewFallback wraps shared with an in-process fallback.
 func NewFallback(shared Limiter, log *slog.Logger) *Fallback {
-	return &Fallback{shared: shared, local: NewLocal(), log: log, pause: time.Second}
+	return &Fallback{shared: shared, local: NewLocal(), log: log, pause: time.Second, now: time.Now}
 }
 
 // Fallbacks counts the decisions made locally because the shared limiter
@@ -73,12 +74,12 @@ func (f *Fallback) Down(err error) { f.fail(err) }
 // down reports whether the shared limiter is paused after a failure.
 func (f *Fallback) down() bool {
 	until := f.downUntil.Load()
-	return until != 0 && time.Now().UnixNano() < until
+	return until != 0 && f.now().UnixNano() < until
 }
 
 // fail pauses the shared limiter, logging the first failure of an outage.
 func (f *Fallback) fail(err error) {
-	if f.downUntil.Swap(time.Now().Add(f.pause).UnixNano()) == 0 {
+	if f.downUntil.Swap(f.now().Add(f.pause).UnixNano()) == 0 {
 		f.log.Warn("shared rate limiter failed; limiting in-process until it answers again", "err", err)
 	}
 }

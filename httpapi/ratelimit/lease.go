@@ -19,10 +19,10 @@ import (
 // the key's next ask in its own call, or else the background returns.
 //
 // Exactness: a lease's slots are stamped in the window with the end of
-// the lease (Redis's time when it granted them, plus leaseMS),
-// and the instance spends none after that end, measured from before it
-// asked. So each slot stays in the window for at least 60 seconds after
-// the request that spent it, and every window still holds at most the
+// the lease (Redis's time when it granted them, plus leaseMS), and the
+// instance spends none after that end, measured on its own clock
+// (Redis.now) from before it asked. So each slot stays in the window for
+// at least 60 seconds after the request that spent it, and every window still holds at most the
 // limit: never more than the limit in any rolling 60 s, on every instance
 // together. What a lease costs is the other way: its unspent slots count
 // as spent until they are given back, so other instances may be refused
@@ -50,14 +50,14 @@ type lease struct {
 	mu         sync.Mutex
 	limit      int       // the limit the slots were granted under
 	left       int       // slots held, not spent yet
-	until      time.Time // no slot is spent from then on (monotonic clock)
+	until      time.Time // no slot is spent from then on (Redis.now)
 	stamp      int64     // the window's stamp of the held slots
 	count      int       // the window's count when granted, every held slot included
 	reset      time.Time // the window's reset when granted
 	onHeldList bool      // on Redis.heldLeases, waiting to give back what is left
 	gone       bool      // swept from Redis.leases: not to be used
 	askPending bool      // a request of this key is asking Redis for slots
-	asked      time.Time // when the last ask was queued (monotonic clock)
+	asked      time.Time // when the last ask began, before it was queued (Redis.now)
 	seen       int       // the key's decisions on this instance since then
 }
 
@@ -140,13 +140,15 @@ type slotAsk struct {
 // When it cannot and no other request of the key is asking Redis, the
 // request asks (a.want > 0), giving back what an ended lease left; when
 // another is asking, a.want is 0. gone: the lease was swept, take another.
-func (l *lease) take(limit int, leaseTime time.Duration) (d Decision, ok bool, a slotAsk, gone bool) {
+// It reads the time from now under the lease's lock: no slot is spent
+// after the lease's end.
+func (l *lease) take(limit int, leaseTime time.Duration, now func() time.Time) (d Decision, ok bool, a slotAsk, gone bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.gone {
 		return Decision{}, false, slotAsk{}, true
 	}
-	mono := time.Now() // under the lock: no slot is spent after the lease's end
+	mono := now()
 	l.seen++
 	if d, ok := l.spend(limit, mono); ok {
 		return d, true, slotAsk{}, false
@@ -163,7 +165,9 @@ func (l *lease) take(limit int, leaseTime time.Duration) (d Decision, ok bool, a
 	return Decision{}, false, a, false
 }
 
-// done records what Redis granted the asking request beyond its own slot.
+// done records what Redis granted the asking request beyond its own slot:
+// slots to spend for a lease's time from the ask (l.asked, read before
+// the request was queued, so before Redis stamped them).
 func (l *lease) done(r *Redis, limit int, a answer, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -171,7 +175,7 @@ func (l *lease) done(r *Redis, limit int, a answer, err error) {
 	if err != nil || a.granted <= 1 {
 		return
 	}
-	l.limit, l.left, l.until, l.stamp = limit, a.granted-1, a.queued.Add(r.leaseFor), a.stamp
+	l.limit, l.left, l.until, l.stamp = limit, a.granted-1, l.asked.Add(r.leaseFor), a.stamp
 	l.count, l.reset = a.count, a.d.Reset
 	if !l.onHeldList {
 		l.onHeldList = true
@@ -190,9 +194,9 @@ func (r *Redis) returns(every time.Duration) {
 	for {
 		select {
 		case <-t.C:
-			r.giveBackExpired(time.Now(), false)
+			r.giveBackExpired(r.now(), false)
 		case <-r.stop:
-			r.giveBackExpired(time.Now(), true)
+			r.giveBackExpired(r.now(), true)
 			return
 		}
 	}
@@ -263,7 +267,7 @@ func (r *Redis) strand(key string, bk unspent) {
 
 // sweepLeases forgets the leases of keys not asked for a window's time.
 func (r *Redis) sweepLeases() {
-	mono := time.Now()
+	mono := r.now()
 	r.leases.Range(func(k, v any) bool {
 		l := v.(*lease)
 		l.mu.Lock()

@@ -85,17 +85,17 @@ func TestLeaseSpend(t *testing.T) {
 	}
 }
 
-// TestLeaseDone: a grant's slots last a lease's time from before the
-// request was sent, not from its answer; a grant of the request's own slot
-// only, or a failed ask, leaves the lease as it was.
+// TestLeaseDone: a grant's slots last a lease's time from the ask, before
+// the request was sent, not from its answer; a grant of the request's own
+// slot only, or a failed ask, leaves the lease as it was.
 func TestLeaseDone(t *testing.T) {
 	r := leasing(t, 1, time.Hour)[0]
 	l := r.leaseOf("k")
 	sent := time.Now().Add(-300 * time.Millisecond)
 	l.mu.Lock()
-	l.askPending = true
+	l.askPending, l.asked = true, sent
 	l.mu.Unlock()
-	l.done(r, 1000, answer{granted: 6, count: 20, stamp: 123, queued: sent}, nil)
+	l.done(r, 1000, answer{granted: 6, count: 20, stamp: 123}, nil)
 	check := func(what string, left int, stamp int64) {
 		t.Helper()
 		l.mu.Lock()
@@ -118,15 +118,15 @@ func TestLeaseDone(t *testing.T) {
 func TestLeaseTakeGivesBack(t *testing.T) {
 	now := time.Now()
 	l := &lease{limit: 1000, left: 7, stamp: 42, until: now.Add(-time.Millisecond), asked: now.Add(-time.Second)}
-	_, ok, a, _ := l.take(1000, time.Second)
+	_, ok, a, _ := l.take(1000, time.Second, at(now))
 	if ok || a.want < 1 || a.giveBack != (unspent{stamp: 42, n: 7}) || l.left != 0 || !l.askPending {
 		t.Fatalf("after the lease's end: ok %v, ask %+v, %d left, asking %v; want an ask giving back 7 of stamp 42", ok, a, l.left, l.askPending)
 	}
-	if _, ok, a, _ := l.take(1000, time.Second); ok || a.want != 0 {
+	if _, ok, a, _ := l.take(1000, time.Second, at(now)); ok || a.want != 0 {
 		t.Errorf("while another asks: ok %v, ask %+v, want no ask", ok, a)
 	}
 	l = &lease{limit: 1000, left: 3, stamp: 43, until: now.Add(time.Hour)}
-	if _, ok, a, _ := l.take(2000, time.Second); ok || a.giveBack != (unspent{stamp: 43, n: 3}) {
+	if _, ok, a, _ := l.take(2000, time.Second, at(now)); ok || a.giveBack != (unspent{stamp: 43, n: 3}) {
 		t.Errorf("another limit: ok %v, ask %+v, want the 3 held given back", ok, a)
 	}
 	if got := leaseMS(250 * time.Millisecond); got != 251 {
@@ -212,7 +212,7 @@ func TestLeaseSweep(t *testing.T) {
 	if r.leaseOf("busy") != busy {
 		t.Error("the busy key's lease was swept")
 	}
-	if _, _, _, gone := old.take(6400, time.Second); !gone {
+	if _, _, _, gone := old.take(6400, time.Second, time.Now); !gone {
 		t.Error("the swept lease can still be taken")
 	}
 	if d, err := r.Allow(context.Background(), "idle", 6400, time.Now()); err != nil || !d.Allowed || d.Used != 1 {

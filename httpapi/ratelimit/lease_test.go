@@ -24,7 +24,7 @@ func leasingEvery(t *testing.T, n int, leaseTime, returnEvery time.Duration) []*
 	p := testRedis(t, url, time.Second).prefix
 	out := make([]*Redis, n)
 	for i := range out {
-		r, err := newRedis(RedisOptions{URL: url, Prefix: p, Timeout: 2 * time.Second}, leaseTime, returnEvery)
+		r, err := newRedis(RedisOptions{URL: url, Prefix: p, Timeout: 2 * time.Second}, leaseTime, returnEvery, time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +105,7 @@ func held(r *Redis, key string, limit int) int {
 	l := r.leaseOf(key)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.unspent(limit, time.Now())
+	return l.unspent(limit, r.now())
 }
 
 // spendUntilHeld spends key's requests on r, one after the other, until r

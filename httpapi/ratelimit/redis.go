@@ -43,11 +43,21 @@ end
 //
 // A key of a high limit asked often leases slots of its budget for a
 // moment and spends them without a round trip (see lease.go).
+//
+// Its clocks. The windows must be stamped and trimmed on Redis's clock
+// (TIME, in the scripts): it is the one every instance shares, and the
+// exactness argument is made on it (docs/architecture.md). The time a
+// call is given dates its answer (Reset) and the local refusal that
+// follows from it, as for Local. Every other decision by time (may a
+// leased slot still be spent, is a lease's time up, is a lease idle)
+// reads now at the moment it decides. A round trip's deadline is on the
+// real clock: it is waited for with a timer.
 type Redis struct {
 	client        *redis.Client
 	prefix        string
 	timeout       time.Duration
 	leaseFor      time.Duration
+	now           func() time.Time // time.Now but in tests
 	batch         *batcher
 	refused       sync.Map     // key -> refusal: over the limit until reset
 	localRefusals atomic.Int64 // requests refused without asking Redis
@@ -83,12 +93,12 @@ type RedisOptions struct {
 // NewRedis connects to Redis; it does not fail when Redis is down (the
 // fallback covers that), only when the URL is wrong.
 func NewRedis(o RedisOptions) (*Redis, error) {
-	return newRedis(o, leaseFor, leaseFor/4)
+	return newRedis(o, leaseFor, leaseFor/4, time.Now)
 }
 
-// newRedis makes a limiter whose leases last leaseTime, their unspent
-// slots given back every returnEvery.
-func newRedis(o RedisOptions, leaseTime, returnEvery time.Duration) (*Redis, error) {
+// newRedis makes a limiter whose leases last leaseTime on the clock now,
+// their unspent slots given back every returnEvery.
+func newRedis(o RedisOptions, leaseTime, returnEvery time.Duration, now func() time.Time) (*Redis, error) {
 	opt, err := redis.ParseURL(o.URL)
 	if err != nil {
 		return nil, fmt.Errorf("redis URL: %w", err)
@@ -103,7 +113,7 @@ func newRedis(o RedisOptions, leaseTime, returnEvery time.Duration) (*Redis, err
 	opt.ContextTimeoutEnabled = true // a batch's deadline is its newest request's (see batcher.run)
 	opt.PoolSize = 64
 	opt.PoolTimeout = o.Timeout
-	r := &Redis{client: redis.NewClient(opt), prefix: o.Prefix, timeout: o.Timeout, leaseFor: leaseTime,
+	r := &Redis{client: redis.NewClient(opt), prefix: o.Prefix, timeout: o.Timeout, leaseFor: leaseTime, now: now,
 		stop: make(chan struct{}), returned: make(chan struct{})}
 	r.batch = newBatcher(r)
 	go r.returns(returnEvery)
@@ -181,10 +191,10 @@ func (r *Redis) Allow(_ context.Context, key string, limit int, now time.Time) (
 	var ask slotAsk
 	if limit >= 2*leaseShare {
 		l = r.leaseOf(key)
-		d, ok, a, gone := l.take(limit, r.leaseFor)
+		d, ok, a, gone := l.take(limit, r.leaseFor, r.now)
 		for gone { // swept meanwhile: the map holds a new one, or will
 			l = r.leaseOf(key)
-			d, ok, a, gone = l.take(limit, r.leaseFor)
+			d, ok, a, gone = l.take(limit, r.leaseFor, r.now)
 		}
 		if ok {
 			r.leased.Add(1)
@@ -240,7 +250,7 @@ func (r *Redis) Peek(ctx context.Context, key string, limit int, now time.Time) 
 	if v, ok := r.leases.Load(key); ok { // held here, not spent
 		l := v.(*lease)
 		l.mu.Lock()
-		used = max(used-l.unspent(limit, time.Now()), 0)
+		used = max(used-l.unspent(limit, r.now()), 0)
 		l.mu.Unlock()
 	}
 	d := Decision{Allowed: used < limit, Limit: limit, Remaining: max(limit-used, 0), Used: used, Reset: now}
