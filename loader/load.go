@@ -87,20 +87,28 @@ func (db *DB) readVoteTimes(ctx context.Context, r reader, cut time.Time, ids []
 }
 
 // readAggregates counts the users and, from the vote windows (rebuilt on
-// a full load, else updated with the votes of the flags just read), the
-// votes of the last 24 hours, 7 and 30 days.
-func (l *Loader) readAggregates(ctx context.Context, r reader, full bool, flags []memstore.FlagInput, now time.Time) (memstore.Aggregates, error) {
+// a full load, else updated with the votes of the flags given), the votes
+// of the last 24 hours, 7 and 30 days; and it says how many vote times it
+// read.
+func (l *Loader) readAggregates(ctx context.Context, r reader, full bool, flags []memstore.FlagInput, now time.Time) (memstore.Aggregates, int, error) {
 	var a memstore.Aggregates
 	if err := r.QueryRowContext(ctx, l.db.q.users).Scan(&a.Users); err != nil {
-		return a, err
+		return a, 0, err
+	}
+	read := 0 // vote times
+	count := func(times map[string][]int64) {
+		for _, ts := range times {
+			read += len(ts)
+		}
 	}
 	w := l.votes
 	cut := now.Add(-voteWindow)
 	if full || w == nil || !w.covers(now) {
 		times, err := l.db.readVoteTimes(ctx, r, cut, nil)
 		if err != nil {
-			return a, err
+			return a, 0, err
 		}
+		count(times)
 		w = newVoteWindows(now)
 		for id, ts := range times {
 			w.setFlag(id, ts)
@@ -112,8 +120,9 @@ func (l *Loader) readAggregates(ctx context.Context, r reader, full bool, flags 
 		}
 		times, err := l.db.readVoteTimes(ctx, r, cut, ids)
 		if err != nil {
-			return a, err
+			return a, 0, err
 		}
+		count(times)
 		// Idempotent: a tick that fails after this reads the same flags
 		// again and sets the same times.
 		for i := range flags {
@@ -126,7 +135,7 @@ func (l *Loader) readAggregates(ctx context.Context, r reader, full bool, flags 
 	}
 	l.votes = w
 	a.VotesLast24h, a.Last7d, a.Last30d = w.since(now.Add(-24*time.Hour)), w.since(now.Add(-7*24*time.Hour)), w.since(cut)
-	return a, nil
+	return a, read, nil
 }
 
 // ReadKeys reads the active API keys.

@@ -135,3 +135,27 @@ func TestChangesCarryFlags(t *testing.T) {
 		t.Errorf("removed %+v, want the previous snapshot's flag b", ch.Removed)
 	}
 }
+
+// Holds tells a flag read again as it was from one that changed, was
+// rejected or is new.
+func TestHolds(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	in := FlagInput{ID: "f1", Slug: "s1", Approved: true, Category: Categories[0], CreatedAt: now, UpdatedAt: now, Red: 3}
+	s, err := Build(nil, Change{Full: true, Flags: []FlagInput{in}, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	voted, rejected, other, otherPending := in, in, in, in
+	voted.Red++
+	rejected.Approved = false
+	other.ID = "f2"
+	otherPending.ID, otherPending.Approved = "f2", false
+	for _, c := range []struct {
+		in   FlagInput
+		want bool
+	}{{in, true}, {voted, false}, {rejected, false}, {other, false}, {otherPending, true}} {
+		if got := s.Holds(&c.in); got != c.want {
+			t.Errorf("Holds(%s approved %v red %d) = %v, want %v", c.in.ID, c.in.Approved, c.in.Red, got, c.want)
+		}
+	}
+}

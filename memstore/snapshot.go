@@ -101,6 +101,17 @@ func (s *Snapshot) FlagBySlug(slug string) (*Flag, int, bool) {
 	return s.flags[i], int(i), true
 }
 
+// Holds reports whether the snapshot holds exactly what in says: the
+// approved flag as read, or, for a flag in says is not approved, none.
+func (s *Snapshot) Holds(in *FlagInput) bool {
+	i, ok := s.byID[in.ID]
+	if !ok || !in.Approved {
+		return ok == in.Approved
+	}
+	cat, ok := ParseCategory(in.Category)
+	return ok && s.flags[i].sameAs(in, cat)
+}
+
 // PosOf returns the position of f, which must be a flag of this snapshot
 // (a page's or a search hit's).
 func (s *Snapshot) PosOf(f *Flag) int { return int(s.byID[f.ID]) }
