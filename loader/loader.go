@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -313,7 +312,12 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	// the flags a long read back reads again are such.
 	voted := flags
 	if !full && prev != nil {
-		voted = slices.DeleteFunc(slices.Clone(flags), func(in memstore.FlagInput) bool { return prev.Holds(&in) })
+		voted = nil
+		for i := range flags {
+			if !prev.Holds(&flags[i]) {
+				voted = append(voted, flags[i])
+			}
+		}
 	}
 	agg, voteRows, err := l.readAggregates(ctx, r, full, voted, now)
 	if err != nil {

@@ -148,25 +148,30 @@ func (s *Snapshot) collectInPlace(prev *Snapshot, ch Change) (delta, bool, error
 		return d, false, nil
 	}
 	in := sortedByID(ch.Flags)
+	at := make([]int32, 0, len(in)) // prev's position of each approved flag of in, -1 for a flag approved in neither
 	for _, k := range in {
 		x := &ch.Flags[k]
-		if _, ok := prev.byID[x.ID]; ok != x.Approved {
+		i, ok := prev.byID[x.ID]
+		if ok != x.Approved {
 			return d, false, nil // an approval, a rejection or a deletion
 		}
+		if !ok {
+			i = -1
+		}
+		at = append(at, i)
 	}
 	var a *arena
 	if len(in) >= arenaMin {
 		a = newArena()
 	}
 	s.flags = slices.Clone(prev.flags)
-	for _, k := range in { // by id, so positions ascend
-		x := &ch.Flags[k]
-		i, ok := prev.byID[x.ID]
-		if !ok {
-			continue // not approved before or now
+	for n, k := range in { // by id, so positions ascend
+		i := at[n]
+		if i < 0 {
+			continue
 		}
 		pf := prev.flags[i]
-		nf, err := s.next(pf, x, false, a)
+		nf, err := s.next(pf, &ch.Flags[k], false, a)
 		if err != nil {
 			return d, false, err
 		}

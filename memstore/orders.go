@@ -114,12 +114,14 @@ func (s *Snapshot) placeOrders(prev *Snapshot, d delta) bool {
 			rekeyed := sortKey(pf, srt) != sortKey(f, srt) || pf.Total() != f.Total()
 			for _, l := range was {
 				if rekeyed || !slices.Contains(is[:], l) {
-					movesOf(l).out[srt] = append(movesOf(l).out[srt], i)
+					m := movesOf(l)
+					m.out[srt] = append(m.out[srt], i)
 				}
 			}
 			for _, l := range is {
 				if rekeyed || !slices.Contains(was[:], l) {
-					movesOf(l).in[srt] = append(movesOf(l).in[srt], i)
+					m := movesOf(l)
+					m.in[srt] = append(m.in[srt], i)
 				}
 			}
 		}
