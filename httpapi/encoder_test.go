@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -183,4 +184,61 @@ func TestSwapEncodesOnlyFreshFlags(t *testing.T) {
 	if want, _ := encodeFlag(nil, f); !bytes.Equal(encodingOf(f).JSON, want) || f.Encoding() != encodingOf(f) {
 		t.Fatal("a flag encoded on first use is not its encoding, or is encoded again")
 	}
+}
+
+// TestEncodingsHeldByLiveFlagsOnly runs many vote ticks in which a few
+// flags are voted again and again and one other flag once: the encodings
+// a tick supersedes must become garbage even though a flag encoded beside
+// them lives on. Encodings carved from shared chunks failed this: every
+// chunk stayed whole while one flag it held was still served.
+func TestEncodingsHeldByLiveFlagsOnly(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	const n, popular, ticks = 3000, 40, 1500
+	ins := make([]memstore.FlagInput, n)
+	for i := range ins {
+		ins[i] = testInput(i, now)
+	}
+	st := &memstore.Store{}
+	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetSnapshot(s)
+	enc := watch(st)
+	defer enc.close()
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	tick := func(k int) {
+		changed := make([]memstore.FlagInput, 0, popular+1)
+		for p := range popular {
+			ins[p].Green++
+			changed = append(changed, ins[p])
+		}
+		once := &ins[popular+k%(n-popular)]
+		once.Red++
+		changed = append(changed, *once)
+		next, err := memstore.Build(st.Snapshot(), memstore.Change{Flags: changed, LoadedAt: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.SetSnapshot(next)
+	}
+	for k := range 100 { // the first ticks' garbage settles
+		tick(k)
+	}
+	start := heap()
+	for k := 100; k < ticks; k++ {
+		tick(k)
+	}
+	grown := int64(heap()) - int64(start)
+	// 1,400 ticks encode 57,400 flags, about 20 MB; 1,400 of them stay
+	// live, under 1 MB.
+	if grown > 4<<20 {
+		t.Errorf("the heap grew %d KB over %d ticks: superseded encodings are kept", grown>>10, ticks-100)
+	}
+	t.Logf("heap grew %d KB over %d ticks", grown>>10, ticks-100)
 }

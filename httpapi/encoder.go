@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"sync"
 
 	"github.com/flagpole/flagpole/memstore"
@@ -13,9 +14,14 @@ import (
 // request can see them. A request's bytes then always come from the
 // snapshot it pinned, and encodingOf encodes a flag no swap prepared (of
 // a snapshot the store held before the encoder watched it) on first use.
+//
+// Each encoding is an allocation of its own, never a piece of a shared
+// buffer: a flag's encoding lives exactly as long as the flag. Carved from
+// shared chunks, one flag served on for days kept a whole chunk of
+// superseded encodings with it, and under votes the heap grew with every
+// tick (TestEncodingsHeldByLiveFlagsOnly).
 type encoder struct {
-	mu      sync.Mutex // held while encoding: one chunk writer
-	keep    chunks
+	mu      sync.Mutex // held while encoding: one scratch buffer
 	scratch []byte
 	unwatch func()
 }
@@ -38,19 +44,14 @@ func (e *encoder) close() { e.unwatch() }
 func (e *encoder) prepare(s *memstore.Snapshot) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var encs []memstore.Encoding // one allocation for a batch, not one per flag
 	for f := range s.Fresh() {
 		if f.Encoding() != nil {
 			continue // a copy that kept its flag's encoding
 		}
-		if len(encs) == cap(encs) {
-			encs = make([]memstore.Encoding, 0, min(max(2*cap(encs), 16), 4096))
-		}
-		var enc memstore.Encoding
-		e.scratch, enc = encodeFlag(e.scratch, f)
-		enc.JSON = e.keep.copy(enc.JSON)
-		encs = append(encs, enc)
-		f.SetEncoding(&encs[len(encs)-1])
+		enc := new(memstore.Encoding)
+		e.scratch, *enc = encodeFlag(e.scratch, f)
+		enc.JSON = bytes.Clone(enc.JSON)
+		f.SetEncoding(enc)
 	}
 }
 
@@ -61,25 +62,4 @@ func encodingOf(f *memstore.Flag) *memstore.Encoding {
 	}
 	_, enc := encodeFlag(nil, f)
 	return f.SetEncoding(&enc)
-}
-
-// chunks hands out copies of encodings from a few large chunks instead of
-// one allocation each: the collector sees few objects and the heap does not
-// fragment. A chunk starts small (a tick encodes few flags) and doubles up
-// to a limit.
-type chunks struct {
-	buf  []byte
-	next int
-}
-
-const maxChunk = 1 << 20
-
-func (c *chunks) copy(b []byte) []byte {
-	if len(b) > cap(c.buf)-len(c.buf) {
-		c.next = min(max(c.next*2, 4<<10), maxChunk)
-		c.buf = make([]byte, 0, max(c.next, len(b)))
-	}
-	start := len(c.buf)
-	c.buf = append(c.buf, b...)
-	return c.buf[start:len(c.buf):len(c.buf)]
 }
