@@ -128,8 +128,19 @@ func Open(ctx context.Context, raw string, opts ...Option) (*DB, error) {
 		// lib/pq reads PGPASSWORD, PGPASSFILE (~/.pgpass) and the other
 		// PG* variables for what the URL leaves out.
 		var c *pq.Connector
+		var cfg pq.Config
 		db.dsn = src
-		if c, err = pq.NewConnector(src); err == nil {
+		if cfg, err = pq.NewConfig(src); err == nil {
+			// A query with parameters in one round trip (Parse, Bind and
+			// Execute sent together) instead of two (Parse, then Bind and
+			// Execute): a load's queries under votes wait on the network
+			// half as often. The URL may still say binary_parameters=no.
+			if !strings.Contains(src, "binary_parameters") {
+				cfg.BinaryParameters = true
+			}
+			c, err = pq.NewConnectorConfig(cfg)
+		}
+		if err == nil {
 			db.dialer = newPGDialer(o.timeout)
 			c.Dialer(db.dialer)
 			db.DB = sqlx.NewDb(sql.OpenDB(c), "postgres")

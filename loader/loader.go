@@ -47,6 +47,15 @@ type Options struct {
 	// three quiet periods it pings, and a ping unanswered within one drops
 	// the connection (0: 10 seconds).
 	ListenTimeout time.Duration
+	// LoadGap is the least time between the starts of two flag loads
+	// (0: 25 ms; negative: none). Woken by every change, loads under a
+	// steady stream of votes would otherwise run back to back, each
+	// bringing a vote or two at the full fixed cost of a load (its
+	// statements, a build, a swap, a stream event): the instance, its
+	// database and every live stream then do several times the work for
+	// the same votes, and under that load every change shows later. A
+	// change that comes after a quiet spell loads at once.
+	LoadGap time.Duration
 }
 
 // Loader fills a memstore.Store from the database: flags, trends and the
@@ -64,6 +73,7 @@ type Loader struct {
 	// started (a full load reads everything).
 	lastLong time.Time
 	votes    *voteWindows // the vote times behind /stats' windows
+	flagRows int          // flag rows the last load read whole
 
 	statsMu sync.Mutex
 	stats   Status
@@ -78,12 +88,15 @@ type Status struct {
 	KeyFailures     int64
 	LastDuration    time.Duration
 	LastRows        int
-	LastFull        bool
-	LastSuccess     time.Time
-	LastError       string
-	LastErrorAt     time.Time
-	KeyLastError    string
-	KeyLastErrorAt  time.Time
+	// LastFlagRows is the number of flag rows the last load read whole (a
+	// long read back reads most of its rows as versions only).
+	LastFlagRows   int
+	LastFull       bool
+	LastSuccess    time.Time
+	LastError      string
+	LastErrorAt    time.Time
+	KeyLastError   string
+	KeyLastErrorAt time.Time
 	// Listening is whether the change feed that wakes the loads is up
 	// (false with listening off); ListenReconnects counts its returns, and
 	// Notifications the changes it reported.
@@ -111,6 +124,9 @@ func New(db *DB, store *memstore.Store, opt Options) *Loader {
 	}
 	if opt.ListenTimeout <= 0 {
 		opt.ListenTimeout = 10 * time.Second
+	}
+	if opt.LoadGap == 0 {
+		opt.LoadGap = 25 * time.Millisecond
 	}
 	return &Loader{db: db, store: store, opt: opt}
 }
@@ -158,6 +174,7 @@ func (l *Loader) load(ctx context.Context, withTrends bool) error {
 	}
 	l.stats.LastDuration = time.Since(start)
 	l.stats.LastRows = rows
+	l.stats.LastFlagRows = l.flagRows
 	l.stats.LastFull = full
 	l.stats.LastSuccess = time.Now()
 	l.stats.LastError = ""
@@ -188,6 +205,7 @@ func (l *Loader) loadFlags(ctx context.Context, withTrends bool) (int, bool, err
 		l.lastLong = now
 	}
 	l.flagWM, l.changes = snap.flagWM, snap.changes
+	l.flagRows = snap.flagRows
 	l.writing.Store(snap.writing)
 	historyArrived := prev != nil && prev.Trends == nil && snap.Trends != nil
 	l.store.SetSnapshot(snap.Snapshot)
@@ -213,6 +231,7 @@ type loadResult struct {
 	changes      changeLog
 	full         bool // every approved flag was read
 	long         bool // the flags changed within the whole Overlap were read
+	flagRows     int  // flag rows read whole
 }
 
 // shortOverlap is how far back a load reads between the loads that read
@@ -262,19 +281,22 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 		}
 	}
 	var flags []memstore.FlagInput
-	if full {
+	versions := 0 // version rows read (readUnheld)
+	switch {
+	case full:
 		flags, err = l.db.readFlags(ctx, r, l.db.q.allApproved)
-	} else {
-		back := min(l.opt.Overlap, shortOverlap)
-		if b.long = now.Sub(l.lastLong) >= l.opt.OverlapEvery; b.long {
-			back = l.opt.Overlap
-		}
-		since := time.UnixMilli(l.flagWM).Add(-back)
+	case now.Sub(l.lastLong) >= l.opt.OverlapEvery:
+		b.long = true
+		since := time.UnixMilli(l.flagWM).Add(-l.opt.Overlap)
+		flags, versions, err = l.db.readUnheld(ctx, r, prev, since)
+	default:
+		since := time.UnixMilli(l.flagWM).Add(-min(l.opt.Overlap, shortOverlap))
 		flags, err = l.db.readFlags(ctx, r, l.db.q.changedSince, tsText(since))
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("load flags: %w", err)
 	}
+	b.flagRows = len(flags)
 	if testHookAfterFlags != nil {
 		testHookAfterFlags()
 	}
@@ -329,7 +351,7 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	}
 	b.Snapshot = snap
 	b.full = full
-	return b, len(flags) + trendRows + voteRows, nil
+	return b, versions + len(flags) + trendRows + voteRows, nil
 }
 
 // LoadKeys reads the active API keys and swaps the key set in.
@@ -450,16 +472,29 @@ func (l *Loader) runFlags(ctx context.Context, wake chan struct{}, first chan<- 
 	l.opt.Log.Info("trend history loaded", "trend_points", l.store.Snapshot().Trends.Rows(),
 		"trend_bytes", l.store.Snapshot().Trends.Bytes(), "duration_ms", st.LastDuration.Milliseconds())
 	follow := followUp{wake: wake}
+	defer follow.stop()
+	var last time.Time // the start of the last load
 	for {
 		select {
 		case <-ctx.Done():
-			follow.stop()
 			return nil
 		case <-wake:
-			err := withTimeout(ctx, 5*time.Minute, l.LoadFlags)
-			l.logErr(err, "flag load failed")
-			follow.after(l.opt.Listen && err == nil && l.writing.Load())
 		}
+		if wait := l.opt.LoadGap - time.Since(last); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(wait):
+			}
+			select {
+			case <-wake: // rung while waiting: the load that starts now reads it
+			default:
+			}
+		}
+		last = time.Now()
+		err := withTimeout(ctx, 5*time.Minute, l.LoadFlags)
+		l.logErr(err, "flag load failed")
+		follow.after(l.opt.Listen && err == nil && l.writing.Load())
 	}
 }
 

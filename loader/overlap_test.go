@@ -63,6 +63,9 @@ func TestOverlapReadBackBounded(t *testing.T) {
 				t.Errorf("the long load read %d rows, want the flags written within the overlap again (5 to %d), without their vote times",
 					rows, len(slugs))
 			}
+			if whole := ld.Status().LastFlagRows; whole != 0 {
+				t.Errorf("the long load read %d flag rows whole, want 0: it holds every one of them as it is", whole)
+			}
 
 			// A write stamped 400 ms before it commits, across a load.
 			red := func() int64 {

@@ -11,20 +11,22 @@ import (
 // queries holds the statements whose text differs between dialects; they
 // are written with ? placeholders and rebound once for the dialect.
 type queries struct {
-	allApproved  string
-	changedSince string
-	approvedN    string
-	trendsFrom   string
-	trendsDay    string
-	watermark    string
-	writing      string // PostgreSQL: whether another client holds a write open (pgWriting)
-	changes      string
-	users        string
-	voteTimes    string // every vote of an approved flag since ?
-	voteTimesOf  string // the votes since ? of some flags: IN (?) expanded by sqlx.In
-	activeKeys   string
-	snapshotDay  string
-	allFlags     string // every flag whatever its status, by id in byte order (export)
+	allApproved   string
+	changedSince  string
+	versionsSince string // what tells a flag's version: id, status, counts, updated_at
+	flagsOf       string // the flags ids: IN (?) expanded by sqlx.In
+	approvedN     string
+	trendsFrom    string
+	trendsDay     string
+	watermark     string
+	writing       string // PostgreSQL: whether another client holds a write open (pgWriting)
+	changes       string
+	users         string
+	voteTimes     string // every vote of an approved flag since ?
+	voteTimesOf   string // the votes since ? of some flags: IN (?) expanded by sqlx.In
+	activeKeys    string
+	snapshotDay   string
+	allFlags      string // every flag whatever its status, by id in byte order (export)
 }
 
 // ms is the dialect's expression for a timestamp column in Unix
@@ -133,7 +135,10 @@ func queriesFor(d Dialect) *queries {
 	q := &queries{
 		allApproved:  "SELECT " + cols + " FROM flags" + notIndexed + " WHERE status = 'APPROVED'",
 		changedSince: "SELECT " + cols + " FROM flags WHERE updated_at >= " + ts,
-		approvedN:    "SELECT approved FROM flag_totals", // kept by triggers (migration 00003)
+		versionsSince: "SELECT id, status, red_count, green_count, " + msExpr(d, "updated_at") +
+			" FROM flags WHERE updated_at >= " + ts,
+		flagsOf:   "SELECT " + cols + " FROM flags WHERE id IN (?)",
+		approvedN: "SELECT approved FROM flag_totals", // kept by triggers (migration 00003)
 		trendsFrom: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots" + notIndexed + " WHERE day >= " + day +
 			" ORDER BY flag_id, day",
 		watermark: "SELECT " + msExpr(d, map[Dialect]string{Postgres: pgWatermark, SQLite: "'now'"}[d]) +
@@ -153,7 +158,7 @@ func queriesFor(d Dialect) *queries {
 			"SELECT id, " + day + ", red_count, green_count FROM flags WHERE true ON CONFLICT (flag_id, day) DO NOTHING",
 	}
 	bind := bindOf(d)
-	for _, p := range []*string{&q.allApproved, &q.changedSince, &q.approvedN, &q.trendsFrom, &q.trendsDay, &q.watermark, &q.changes,
+	for _, p := range []*string{&q.allApproved, &q.changedSince, &q.versionsSince, &q.approvedN, &q.trendsFrom, &q.trendsDay, &q.watermark, &q.changes,
 		&q.users, &q.voteTimes, &q.activeKeys, &q.snapshotDay} {
 		*p = sqlx.Rebind(bind, *p)
 	}

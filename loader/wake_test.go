@@ -128,6 +128,34 @@ func TestBurstCoalesces(t *testing.T) {
 	}
 }
 
+// TestLoadsSpaced: under a steady stream of changes, a notification
+// every millisecond, the flag loads start at most once per load gap (25
+// ms by default), not back to back, and still run all along.
+func TestLoadsSpaced(t *testing.T) {
+	loadertest.RequirePostgres(t)
+	r := runLoader(t, loader.Postgres, true)
+	waitFor(t, "the listener is up", func() bool { return r.ld.Status().Listening })
+	before := r.settle(t, "flags", 300*time.Millisecond)
+	notes := r.ld.Status().Notifications
+	start := time.Now()
+	for i := 0; time.Since(start) < 600*time.Millisecond; i++ {
+		if _, err := r.db.Exec("SELECT pg_notify('flagpole_changes', 'flags ' || $1::text)", i); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	took := time.Since(start)
+	got := r.settle(t, "flags", 300*time.Millisecond) - before
+	sent := r.ld.Status().Notifications - notes
+	// The gap spaces the starts; the loads of the settle's last quiet
+	// spell and the trailing ring add two.
+	most := int(took/(25*time.Millisecond)) + 3
+	if got > most || got < 2 {
+		t.Errorf("%d notifications over %v started %d flag loads, want 2 to %d", sent, took.Round(time.Millisecond), got, most)
+	}
+	t.Logf("%d notifications over %v started %d flag loads", sent, took.Round(time.Millisecond), got)
+}
+
 // TestWakeOnWrite: with listening on and hour-long schedules, a vote, a
 // revocation and a new key written by another connection show at once, on
 // both databases.

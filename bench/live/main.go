@@ -138,23 +138,35 @@ func run(o opts) error {
 	}
 	stopWriter()
 	emit(map[string]any{"backgroundVotes": written.Load()})
-
-	push, err := idleCost(db, insts, o.idle)
+	// The idle measures run on instances started afresh, first listening,
+	// then polling. A PostgreSQL backend reports its transactions to
+	// pg_stat_database when it ends or, idle, ten seconds (under
+	// contention up to a minute) after its last statement: measured on the
+	// instances of the loaded phase, the counts of that phase's loads and
+	// votes arrived during the idle minute. Every connection of that phase
+	// is closed first, so that each reports at once.
+	stopAll(insts)
+	db.SetMaxIdleConns(0)
+	insts, err = startAll(o, dbURL, nil)
 	if err != nil {
 		return err
 	}
+	push, pushLoads, err := idleCost(db, insts, o.idle)
 	stopAll(insts)
+	if err != nil {
+		return err
+	}
 	insts, err = startAll(o, dbURL, []string{"--listen=false"})
 	if err != nil {
 		return err
 	}
-	poll, err := idleCost(db, insts, o.idle)
+	poll, pollLoads, err := idleCost(db, insts, o.idle)
 	stopAll(insts)
 	if err != nil {
 		return err
 	}
 	emit(map[string]any{"idle": true, "pushXactsPerMinutePerInstance": push, "pollingXactsPerMinutePerInstance": poll,
-		"pushOverPolling": push / poll})
+		"pushOverPolling": push / poll, "pushLoadsPerMinutePerInstance": pushLoads, "pollingLoadsPerMinutePerInstance": pollLoads})
 	return nil
 }
 
@@ -328,6 +340,11 @@ func pct(d []time.Duration, p float64) float64 {
 func measureVisible(o opts, db *sql.DB, insts []*instance, key string, ids, slugs []string) error {
 	var delays []time.Duration
 	every := o.duration / time.Duration(o.samples)
+	n0, s0 := make([]float64, len(insts)), make([]float64, len(insts))
+	for k, in := range insts {
+		n0[k], s0[k] = flagLoads(in)
+	}
+	began := time.Now()
 	for s := 0; s < o.samples; s++ {
 		i := pick(len(ids))
 		red, err := vote(db, ids[i], "red")
@@ -340,8 +357,16 @@ func measureVisible(o opts, db *sql.DB, insts []*instance, key string, ids, slug
 		})...)
 		time.Sleep(every)
 	}
+	// What each instance's loads cost meanwhile: how many a second and
+	// how long each took on average.
+	var perSec, meanMS []float64
+	for k, in := range insts {
+		n, secs := flagLoads(in)
+		perSec = append(perSec, (n-n0[k])/time.Since(began).Seconds())
+		meanMS = append(meanMS, 1000*(secs-s0[k])/max(n-n0[k], 1))
+	}
 	emit(map[string]any{"visible": true, "samples": len(delays), "p50ms": pct(delays, 50), "p99ms": pct(delays, 99),
-		"maxms": pct(delays, 100)})
+		"maxms": pct(delays, 100), "loadsPerSecond": perSec, "loadMeanMS": meanMS})
 	return nil
 }
 
@@ -412,27 +437,68 @@ func insertKey(db *sql.DB) (secret, id string, err error) {
 }
 
 // idleCost is the database transactions a minute per idle instance over
-// d: no writes, no requests.
-func idleCost(db *sql.DB, insts []*instance, d time.Duration) (float64, error) {
-	time.Sleep(3 * time.Second) // let the last loads finish
-	read := func() (int64, error) {
+// d (no writes, no requests), and the loads a minute each ran (from their
+// /metrics), which tell the instances' own part.
+func idleCost(db *sql.DB, insts []*instance, d time.Duration) (xacts, loads float64, err error) {
+	// Let the last loads finish, and let every pooled backend report what
+	// it did before: PostgreSQL's idle backends report about ten seconds
+	// after their last statement.
+	time.Sleep(12 * time.Second)
+	read := func() (int64, float64, error) {
 		var n int64
 		// The statistics of a backend reach the view within a second.
 		time.Sleep(1500 * time.Millisecond)
 		err := db.QueryRow("SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()").Scan(&n)
-		return n, err
+		total := 0.0
+		for _, in := range insts {
+			total += loadsOf(in)
+		}
+		return n, total, err
 	}
-	a, err := read()
+	a, la, err := read()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	time.Sleep(d)
-	b, err := read()
+	b, lb, err := read()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
+	per := d.Minutes() * float64(len(insts))
 	// Less the two reads of this function and the one between them.
-	return float64(b-a-2) / d.Minutes() / float64(len(insts)), nil
+	return float64(b-a-2) / per, (lb - la) / per, nil
+}
+
+// loadsOf is the sum of an instance's flagpole_loads_total (flags and
+// keys, any result); 0 if /metrics cannot be read.
+func loadsOf(in *instance) float64 { return metric(in, "flagpole_loads_total{") }
+
+// metric sums the samples of an instance's /metrics whose line starts
+// with prefix; 0 if /metrics cannot be read.
+func metric(in *instance, prefix string) float64 {
+	resp, err := http.Get(in.admin + "/metrics")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	sum := 0.0
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		if v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64); err == nil {
+			sum += v
+		}
+	}
+	return sum
+}
+
+// flagLoads is the number of flag loads an instance ran and the seconds
+// they took.
+func flagLoads(in *instance) (n, secs float64) {
+	return metric(in, `flagpole_load_duration_seconds_count{job="flags"}`), metric(in, `flagpole_load_duration_seconds_sum{job="flags"}`)
 }
 
 func cli(bin string, args ...string) (string, error) {
