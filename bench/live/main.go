@@ -7,7 +7,7 @@
 //	go build -o /tmp/flagpole ./cmd/flagpole
 //	go run ./bench/live -bin /tmp/flagpole -db postgres://.../seeded?sslmode=disable \
 //	    [-instances 3] [-rate 200] [-duration 30s] [-samples 200] [-revokes 30] \
-//	    [-idle 60s] [-streams 10000]
+//	    [-idle 60s] [-streams 10000 [-firehose]]
 //
 // -db names a database seeded beforehand (flagpole seed --flags 100000);
 // the command works on a copy of it (CREATE DATABASE ... TEMPLATE) and
@@ -48,6 +48,7 @@ type opts struct {
 	duration, idle   time.Duration
 	samples, revokes int
 	streams          int
+	firehose         bool
 }
 
 func main() {
@@ -61,6 +62,7 @@ func main() {
 	flag.IntVar(&o.revokes, "revokes", 30, "revocations timed to 401 on every instance")
 	flag.DurationVar(&o.idle, "idle", 60*time.Second, "how long idle instances are watched (push on, then polling)")
 	flag.IntVar(&o.streams, "streams", 0, "live streams opened on the first instance (0: none)")
+	flag.BoolVar(&o.firehose, "firehose", false, "the streams follow every flag, not the 100 the samples vote on")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "live:", err)

@@ -30,6 +30,20 @@ func measureStreams(o opts, db *sql.DB, in *instance, key string, ids, slugs []s
 	rssBefore := rss(in)
 	flagsWithout := flagsThroughput(in, key, 5*time.Second)
 	host := strings.TrimPrefix(in.base, "http://")
+	// The flags the samples vote on. A stream follows them (slug=, at most
+	// 100), as an overlay or a dashboard follows the flags it shows: it
+	// gets the samples' votes and the background votes that fall on them.
+	// With -firehose it follows every flag and gets every vote.
+	followed := make([]int, 100)
+	var follow []string
+	for k := range followed {
+		followed[k] = pick(len(ids))
+		follow = append(follow, slugs[followed[k]])
+	}
+	path := "/api/public/stream?slug=" + strings.Join(follow, ",")
+	if o.firehose {
+		path = "/api/public/stream"
+	}
 	w := &watch{arrived: make([]atomic.Int64, o.streams)}
 	var open atomic.Int64
 	var mu sync.Mutex
@@ -46,7 +60,7 @@ func measureStreams(o opts, db *sql.DB, in *instance, key string, ids, slugs []s
 			if err != nil {
 				return
 			}
-			fmt.Fprintf(c, "GET /api/public/stream HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", host, key)
+			fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", path, host, key)
 			r := bufio.NewReaderSize(c, 16<<10)
 			status, err := r.ReadString('\n')
 			if err != nil || !strings.Contains(status, " 200 ") {
@@ -73,7 +87,7 @@ func measureStreams(o opts, db *sql.DB, in *instance, key string, ids, slugs []s
 	const samples = 40
 	missed := 0
 	for s := 0; s < samples; s++ {
-		i := pick(len(ids))
+		i := followed[s%len(followed)]
 		w.expect(slugs[i])
 		if _, err := vote(db, ids[i], "red"); err != nil {
 			return err
@@ -97,7 +111,7 @@ func measureStreams(o opts, db *sql.DB, in *instance, key string, ids, slugs []s
 			ended++
 		}
 	}
-	emit(map[string]any{"streams": open.Load(), "deliveries": len(delays), "missed": missed, "endedEarly": ended,
+	emit(map[string]any{"streams": open.Load(), "firehose": o.firehose, "deliveries": len(delays), "missed": missed, "endedEarly": ended,
 		"deliveryP50ms": pct(delays, 50), "deliveryP99ms": pct(delays, 99), "rssBeforeMB": rssBefore >> 20,
 		"rssOpenMB": rssOpen >> 20, "bytesPerStream": (rssOpen - rssBefore) / max(open.Load(), 1),
 		"flagsReqPerSecWithout": flagsWithout, "flagsReqPerSecWith": flagsWith, "flagsWithOverWithout": flagsWith / flagsWithout})

@@ -17,10 +17,15 @@ const maxSlugBytes = 200
 // Follow is the set of flags a stream follows, by slug. A nil *Follow
 // follows every flag. A slug no flag has is followed all the same: its
 // flag may be approved later.
+//
+// A Follow is small and shared: its slugs are pieces of one string (not of
+// the request's query, which it does not keep), found by binary search,
+// and the hub hands streams that follow the same slugs one Follow (see
+// Hub.intern). Ten thousand streams of an overlay following 100 flags
+// hold one copy of them, not ten thousand.
 type Follow struct {
-	slugs []string // sorted, distinct
-	set   map[string]struct{}
-	key   string // the slugs joined, for grouping streams that follow the same
+	key   string   // the slugs, sorted and distinct, joined by commas
+	slugs []string // sorted, distinct; each a piece of key
 }
 
 // ParseFollow reads the slug parameter: comma-separated slugs, at most
@@ -48,11 +53,8 @@ func ParseFollow(raw string) (*Follow, error) {
 	if len(parts) > MaxFollow {
 		return nil, fmt.Errorf("slug lists %d slugs; a stream follows at most %d", len(parts), MaxFollow)
 	}
-	f := &Follow{slugs: parts, set: make(map[string]struct{}, len(parts)), key: strings.Join(parts, ",")}
-	for _, s := range parts {
-		f.set[s] = struct{}{}
-	}
-	return f, nil
+	key := strings.Join(parts, ",")
+	return &Follow{key: key, slugs: strings.Split(key, ",")}, nil
 }
 
 // Slugs are the slugs followed, sorted; nil for every flag.
@@ -64,6 +66,6 @@ func (f *Follow) Slugs() []string {
 }
 
 func (f *Follow) has(slug string) bool {
-	_, ok := f.set[slug]
+	_, ok := slices.BinarySearch(f.slugs, slug)
 	return ok
 }

@@ -70,10 +70,11 @@ type Hub struct {
 	mu      sync.Mutex
 	clients map[*client]struct{}
 	byKey   map[string]map[*client]struct{}
-	gen     uint64   // the generation of the last snapshot seen
-	floor   uint64   // the oldest generation from which ring holds every event
-	ring    []*event // the latest events, oldest first
-	ringB   int      // bytes of ring
+	follows map[string]*shared // the follow sets of the open streams, by key
+	gen     uint64             // the generation of the last snapshot seen
+	floor   uint64             // the oldest generation from which ring holds every event
+	ring    []*event           // the latest events, oldest first
+	ringB   int                // bytes of ring
 	closed  bool
 	cancel  []func()
 	// attached counts the streams whose connection the hub owns; drained
@@ -114,7 +115,7 @@ func New(st *memstore.Store, opt Options) *Hub {
 	var b [8]byte
 	rand.Read(b[:])
 	h := &Hub{opt: opt, store: st, epoch: hex.EncodeToString(b[:]), clients: map[*client]struct{}{},
-		byKey: map[string]map[*client]struct{}{}, drained: make(chan struct{}), stop: make(chan struct{})}
+		byKey: map[string]map[*client]struct{}{}, follows: map[string]*shared{}, drained: make(chan struct{}), stop: make(chan struct{})}
 	h.qcond.L = &h.qmu
 	h.m = newHubMetrics(opt.Metrics, h)
 	// The store calls the hooks under its locks, which the hooks follow
@@ -157,17 +158,17 @@ func (h *Hub) swapped(s *memstore.Snapshot) {
 	}
 	e := newEvent(h.epoch, s, ch, h.opt.Item, h.opt.String)
 	h.remember(e)
-	frames := map[string][]byte{} // by follow set: streams following the same share a frame
+	frames := make(map[*Follow][]byte, len(h.follows)) // streams following the same share a frame
 	wake := make([]*client, 0, len(h.clients))
 	for c := range h.clients {
 		if c.follow == nil {
 			wake = h.push(wake, c, e.all)
 			continue
 		}
-		f, ok := frames[c.follow.key]
+		f, ok := frames[c.follow]
 		if !ok {
 			f = e.frameFor(c.follow)
-			frames[c.follow.key] = f
+			frames[c.follow] = f
 		}
 		if f != nil {
 			wake = h.push(wake, c, f)

@@ -31,7 +31,7 @@ func (h *Hub) Open(key string, f *Follow, last string) (*Stream, error) {
 		// Checked under h.mu: a key swap after this one ends the stream.
 		return nil, ErrRevoked
 	}
-	c := newClient(h, key, f)
+	c := newClient(h, key, h.intern(f))
 	h.clients[c] = struct{}{}
 	if h.byKey[key] == nil {
 		h.byKey[key] = map[*client]struct{}{}
@@ -88,8 +88,45 @@ func (s *Stream) Close() {
 	h.drop(s.c)
 }
 
+// shared is a follow set and the number of open streams holding it.
+type shared struct {
+	f *Follow
+	n int
+}
+
+// intern returns the Follow of the open streams that follow what f
+// follows, or f, now held by one more stream (h.mu held). nil stays nil.
+func (h *Hub) intern(f *Follow) *Follow {
+	if f == nil {
+		return nil
+	}
+	sh := h.follows[f.key]
+	if sh == nil {
+		sh = &shared{f: f}
+		h.follows[f.key] = sh
+	}
+	sh.n++
+	return sh.f
+}
+
+// release lets go of a stream's hold on f (h.mu held): the last stream to
+// let go removes it.
+func (h *Hub) release(f *Follow) {
+	if f == nil {
+		return
+	}
+	if sh := h.follows[f.key]; sh != nil {
+		if sh.n--; sh.n == 0 {
+			delete(h.follows, f.key)
+		}
+	}
+}
+
 // drop takes c out of the hub's sets; h.mu is held.
 func (h *Hub) drop(c *client) {
+	if _, open := h.clients[c]; open {
+		h.release(c.follow)
+	}
 	delete(h.clients, c)
 	if cs := h.byKey[c.key]; cs != nil {
 		delete(cs, c)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/flagpole/flagpole/memstore"
 )
@@ -112,6 +113,48 @@ func TestFanOutByFollowSet(t *testing.T) {
 		if len(qall) != 1 || strings.Count(string(qall[0]), `"slug"`) != changed {
 			t.Errorf("%d changed: the stream of every flag got %q", changed, qall)
 		}
+	}
+}
+
+// Streams that follow the same slugs, however written, hold one Follow;
+// the hub lets it go with the last of them. A Follow keeps none of the
+// query it was parsed from.
+func TestFollowSetsShared(t *testing.T) {
+	h, _, _ := testHub(t, 10, Options{MaxPerKey: 10})
+	var streams []*Stream
+	for _, q := range []string{"s2,s1", "s1,s2,s1", "s3"} {
+		f, err := ParseFollow(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := h.Open("k1", f, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		streams = append(streams, s)
+	}
+	if streams[0].c.follow != streams[1].c.follow || streams[0].c.follow == streams[2].c.follow {
+		t.Errorf("streams following s1,s2 hold different sets, or one following s3 holds theirs")
+	}
+	if len(h.follows) != 2 {
+		t.Errorf("the hub holds %d follow sets for 2 distinct ones", len(h.follows))
+	}
+	for _, s := range streams {
+		s.Close()
+	}
+	h.mu.Lock()
+	n := len(h.follows)
+	h.mu.Unlock()
+	if n != 0 {
+		t.Errorf("after every stream closed the hub holds %d follow sets", n)
+	}
+	raw := strings.Repeat("x", 150) + ",y"
+	f, _ := ParseFollow(raw)
+	if unsafe.StringData(f.slugs[0]) != unsafe.StringData(f.key) {
+		t.Errorf("a slug is not a piece of the Follow's own key")
+	}
+	if unsafe.StringData(f.key) == unsafe.StringData(raw) {
+		t.Errorf("the Follow keeps the query it was parsed from")
 	}
 }
 

@@ -65,16 +65,30 @@ func (s *Stream) Start(conn net.Conn, chunked bool) {
 	c.conn, c.chunked = conn, chunked
 	c.mu.Unlock()
 	conn.SetDeadline(time.Time{})
+	// Counted as the hub's before its first byte goes out: a Close that
+	// comes after the client read the opening waits for this stream too.
+	h.mu.Lock()
+	late := h.closed
+	if !late {
+		c.attached = true
+		h.attached++
+		if !h.started {
+			h.started = true
+			for range writerCount() {
+				go h.writer()
+			}
+			go h.beat()
+		}
+	}
+	h.mu.Unlock()
 	conn.SetWriteDeadline(time.Now().Add(h.opt.WriteTimeout))
 	if _, err := conn.Write(c.appendFramed(nil, s.opening)); err != nil {
 		conn.Close()
 		h.remove(c, "write")
 		return
 	}
-	h.mu.Lock()
-	if h.closed {
+	if late {
 		// Too late for the writers: it ends here.
-		h.mu.Unlock()
 		c.mu.Lock()
 		c.state = busy
 		reason := c.ended
@@ -82,16 +96,6 @@ func (s *Stream) Start(conn net.Conn, chunked bool) {
 		h.finish(c, nil, cmp.Or(reason, ReasonShutdown), true)
 		return
 	}
-	c.attached = true
-	h.attached++
-	if !h.started {
-		h.started = true
-		for range writerCount() {
-			go h.writer()
-		}
-		go h.beat()
-	}
-	h.mu.Unlock()
 	c.mu.Lock()
 	c.state = idle
 	schedule := c.ended != "" || len(c.queue) > 0
