@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -276,5 +277,41 @@ func TestStreamRefusals(t *testing.T) {
 	}
 	if n := s.api.Streams(); n != before {
 		t.Errorf("HEAD left %d streams open, want %d", n, before)
+	}
+}
+
+// Opening a stream spends exactly one request of the key's budget, and
+// what it sends afterwards (events, heartbeats) spends nothing.
+func TestStreamSpendsOneRequest(t *testing.T) {
+	e := newEnv(t, "sqlite", fixtureLines())
+	s := e.streamAPI(httpapi.Options{StreamHeartbeat: 20 * time.Millisecond})
+	remaining := func(h http.Header) int {
+		t.Helper()
+		n, err := strconv.Atoi(h.Get("X-RateLimit-Remaining"))
+		if err != nil {
+			t.Fatalf("X-RateLimit-Remaining %q", h.Get("X-RateLimit-Remaining"))
+		}
+		return n
+	}
+	r := e.streamDo(s, "GET", "/api/public/categories")
+	mustStatus(t, r, 200, "")
+	first := remaining(r.header)
+	st := e.openStream(s, "/api/public/stream")
+	if got := remaining(st.resp.Header); got != first-1 {
+		t.Fatalf("the stream's X-RateLimit-Remaining %d, want %d: opening spends one request", got, first-1)
+	}
+	st.next(streamWait, "ready")
+	for i := range 3 {
+		user := "spend-" + strconv.Itoa(i)
+		e.exec("INSERT INTO users (id) VALUES (?)", user)
+		e.exec("INSERT INTO votes (flag_id, user_id, color) VALUES (?, ?, ?)", "f01", user, "red")
+		e.reload()
+		st.next(streamWait, "votes")
+	}
+	st.next(streamWait, ":") // a heartbeat
+	r = e.streamDo(s, "GET", "/api/public/categories")
+	mustStatus(t, r, 200, "")
+	if got := remaining(r.header); got != first-2 {
+		t.Errorf("after the stream's events and heartbeats X-RateLimit-Remaining is %d, want %d", got, first-2)
 	}
 }

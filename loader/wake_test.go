@@ -192,19 +192,24 @@ func TestWakeOnWrite(t *testing.T) {
 // TestListenOff: with listening off, nothing but the schedules loads: a
 // vote does not show while they do not tick.
 func TestListenOff(t *testing.T) {
-	r := runLoader(t, loader.SQLite, false)
-	before := r.settle(t, "flags", 300*time.Millisecond)
-	f := r.store.Snapshot().At(0)
-	r.db.MustExec("INSERT INTO users (id) VALUES ('u-off')")
-	r.db.MustExec("INSERT INTO votes (flag_id, user_id, color) VALUES (?, 'u-off', 'red')", f.ID)
-	// Lets time pass (five times SQLite's poll) in which a listening
-	// loader would load the write: this one may not.
-	time.Sleep(500 * time.Millisecond)
-	if n := r.count("flags"); n != before {
-		t.Errorf("listen off: %d flag loads after a write, want none", n-before)
-	}
-	if r.ld.Status().Listening {
-		t.Error("listen off, yet Status says listening")
+	for _, d := range loadertest.Sources(t) {
+		t.Run(string(d), func(t *testing.T) {
+			r := runLoader(t, d, false)
+			before := r.settle(t, "flags", 300*time.Millisecond)
+			f := r.store.Snapshot().At(0)
+			r.db.MustExec(r.db.Rebind("INSERT INTO users (id) VALUES ('u-off')"))
+			r.db.MustExec(r.db.Rebind("INSERT INTO votes (flag_id, user_id, color) VALUES (?, 'u-off', 'red')"), f.ID)
+			// Lets time pass (five times SQLite's poll; on PostgreSQL
+			// the notification comes within milliseconds) in which a
+			// listening loader would load the write: this one may not.
+			time.Sleep(500 * time.Millisecond)
+			if n := r.count("flags"); n != before {
+				t.Errorf("listen off: %d flag loads after a write, want none", n-before)
+			}
+			if r.ld.Status().Listening || r.ld.Status().Notifications != 0 {
+				t.Errorf("listen off, yet Status says listening %v, %d notifications", r.ld.Status().Listening, r.ld.Status().Notifications)
+			}
+		})
 	}
 }
 

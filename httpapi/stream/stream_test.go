@@ -204,6 +204,45 @@ func (h *Hub) positionNow() string {
 	return positionID(h.epoch, h.gen)
 }
 
+// A snapshot that skips a generation (built from one the hub never saw)
+// tells every stream to re-read, whatever it follows, and a position from
+// before it can no longer be resumed.
+func TestSkippedGenerationResyncs(t *testing.T) {
+	h, st, in := testHub(t, 10, Options{})
+	before := h.positionNow()
+	f, _ := ParseFollow("s1")
+	some, _ := h.Open("k1", f, "")
+	all, _ := h.Open("k1", nil, "")
+	in[5].Red++
+	unseen, err := memstore.Build(st.Snapshot(), memstore.Change{Flags: []memstore.FlagInput{in[5]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in[6].Red++
+	next, err := memstore.Build(unseen, memstore.Change{Flags: []memstore.FlagInput{in[6]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetSnapshot(next)
+	for name, s := range map[string]*Stream{"following s1": some, "following every flag": all} {
+		q, ended := s.c.take()
+		if len(q) != 1 || !strings.Contains(string(q[0]), "event: resync\ndata: {}\n\n") || ended != "" {
+			t.Errorf("stream %s got %q (ended %q), want one resync", name, q, ended)
+		}
+	}
+	resumed, err := h.Open("k1", nil, before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(resumed.opening), "event: resync") {
+		t.Errorf("resumed from before the skip: opening %q, want a resync", resumed.opening)
+	}
+	vote(t, st, in, 1) // the generation after the skip: votes again
+	if q, _ := some.c.take(); len(q) != 1 || !strings.Contains(string(q[0]), "event: votes") {
+		t.Errorf("after the skip the next snapshot sent %q, want its votes", q)
+	}
+}
+
 // A key swap that drops a key ends its streams; a key's streams are
 // bounded; a closed hub refuses.
 func TestKeysAndBounds(t *testing.T) {
