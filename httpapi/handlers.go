@@ -77,7 +77,7 @@ func (a *API) flag(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	if !ok {
 		return nil, errNotFound
 	}
-	return a.cache.get(genKey(s, "flag", f.ID), func() ([]byte, error) { return encodingOf(f).JSON, nil })
+	return a.cache.getFrom("flag\x00"+f.ID, f, func() ([]byte, error) { return encodingOf(f).JSON, nil })
 }
 
 func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
@@ -94,11 +94,17 @@ func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 		return nil, &Problem{Code: CodeUnavailable, Detail: "the trend history is still loading after a start; try again in a few seconds"}
 	}
 	today := memstore.DayOf(a.now())
-	key := genKey(s, "trend", f.ID, strconv.Itoa(days), strconv.Itoa(int(today)))
-	return a.cache.get(key, func() ([]byte, error) {
+	key := "trend\x00" + f.ID + "\x00" + strconv.Itoa(days) + "\x00" + strconv.Itoa(int(today))
+	return a.cache.getFrom(key, trendSrc{f, s.Trends}, func() ([]byte, error) {
 		points := s.Trends.Of(f.ID, today-int32(days-1), today)
 		return renderTrend(f, days, points), nil
 	})
+}
+
+// trendSrc is what a trend's body is made of, besides its key's days.
+type trendSrc struct {
+	f      *memstore.Flag
+	trends *memstore.Trends
 }
 
 func (a *API) categories(c *gin.Context, s *memstore.Snapshot) (*response, error) {

@@ -30,6 +30,9 @@ type payload struct {
 	gzOnce   sync.Once
 	gz       []byte
 	gzLength []string // Content-Length of gz
+
+	// src is what a response of cache.getFrom was made from.
+	src any
 }
 
 func newPayload(body []byte, etag string, gzLevel int) *payload {
@@ -119,6 +122,36 @@ func (c *cache) get(key string, render func() ([]byte, error)) (*response, error
 	}
 	return r, nil
 }
+
+// getFrom is get for a response made from src alone (a flag; a flag and
+// the trend history), which its key does not name: an entry answers only
+// while src is the one it was made from. The key names no snapshot, so a
+// load that leaves src as it was keeps the entry: under a steady stream of
+// votes, loads swap snapshots many times a second, and a key of the
+// snapshot's generation would find nothing twice. src must be comparable
+// and immutable (pointers to a flag, to the trend history); the entry
+// keeps it alive, which its cost counts (srcCost).
+func (c *cache) getFrom(key string, src any, render func() ([]byte, error)) (*response, error) {
+	if c.rc != nil {
+		if r, ok := c.rc.Get(key); ok && r.src == src {
+			return r, nil
+		}
+	}
+	body, err := render()
+	if err != nil {
+		return nil, err
+	}
+	r := newResponse(body)
+	r.src = src
+	if c.rc != nil {
+		c.rc.Set(key, r, int64(len(body)+len(key)+64+srcCost))
+	}
+	return r, nil
+}
+
+// srcCost is what a flag that an entry of getFrom keeps alive holds
+// besides the entry's body: its struct, texts and search words.
+const srcCost = 1 << 10
 
 // lookups are the responses the cache found, and all it was asked for.
 func (c *cache) lookups() (found, all uint64) {
