@@ -91,15 +91,26 @@ func TestOverlapReadBackBounded(t *testing.T) {
 				if got := red(); got != before+7 {
 					t.Errorf("PostgreSQL: red %d after the late commit's load, want %d", got, before+7)
 				}
-				return
+			} else {
+				if got := red(); got != before {
+					t.Errorf("SQLite: red %d after a short load, want %d: the test's write was not late", got, before)
+				}
+				skew.Store(int64(2*time.Hour + 2*time.Second))
+				load()
+				if got := red(); got != before+7 {
+					t.Errorf("SQLite: red %d after the long load, want %d", got, before+7)
+				}
 			}
-			if got := red(); got != before {
-				t.Errorf("SQLite: red %d after a short load, want %d: the test's write was not late", got, before)
+
+			// A write the next load is a long one for: it reads the write's
+			// flag whole, and no other.
+			if _, err := db.ExecContext(ctx, bump, slugs[6]); err != nil {
+				t.Fatal(err)
 			}
-			skew.Store(int64(2*time.Hour + 2*time.Second))
+			skew.Store(int64(3*time.Hour + 3*time.Second))
 			load()
-			if got := red(); got != before+7 {
-				t.Errorf("SQLite: red %d after the long load, want %d", got, before+7)
+			if got, whole := red(), ld.Status().LastFlagRows; got != before+14 || whole != 1 {
+				t.Errorf("a long load after one write: red %d, want %d; %d flag rows read whole, want 1", got, before+14, whole)
 			}
 		})
 	}
