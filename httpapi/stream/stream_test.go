@@ -38,6 +38,18 @@ func TestParseFollow(t *testing.T) {
 	if _, err := ParseFollow(strings.Join(many[:MaxFollow], ",") + ",0"); err != nil {
 		t.Errorf("%d distinct slugs refused: %v", MaxFollow, err)
 	}
+	// Each slug twice: 200 parts, 100 distinct, is a valid list; one part
+	// more is refused before the slugs are compared.
+	twice := strings.Join(many[:MaxFollow], ",") + "," + strings.Join(many[:MaxFollow], ",")
+	if f, err := ParseFollow(twice); err != nil || len(f.Slugs()) != MaxFollow {
+		t.Errorf("%d slugs given twice: %v", MaxFollow, err)
+	}
+	if _, err := ParseFollow(twice + ",0"); err == nil {
+		t.Errorf("%d parts accepted", 2*MaxFollow+1)
+	}
+	if _, err := ParseFollow(strings.Repeat("x", maxSlugBytes)); err != nil {
+		t.Errorf("a slug of %d bytes refused: %v", maxSlugBytes, err)
+	}
 }
 
 func item(b []byte, f *memstore.Flag) []byte {
@@ -145,8 +157,8 @@ func TestFollowSetsShared(t *testing.T) {
 	h.mu.Lock()
 	n := len(h.follows)
 	h.mu.Unlock()
-	if n != 0 {
-		t.Errorf("after every stream closed the hub holds %d follow sets", n)
+	if n != 0 || len(h.byKey) != 0 || len(h.clients) != 0 {
+		t.Errorf("after every stream closed the hub holds %d follow sets, %d keys' sets, %d streams", n, len(h.byKey), len(h.clients))
 	}
 	raw := strings.Repeat("x", 150) + ",y"
 	f, _ := ParseFollow(raw)
