@@ -9,12 +9,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/flagpole/flagpole/bench/procmem"
 )
 
 func hashHex(secret string) string {
@@ -27,7 +28,7 @@ func hashHex(secret string) string {
 // and the instance's memory before and after, and /flags' throughput with
 // the streams open against without.
 func measureStreams(o opts, db *sql.DB, in *instance, key string, ids, slugs []string) error {
-	rssBefore := rss(in)
+	rssBefore := procmem.Resident(strconv.Itoa(in.cmd.Process.Pid))
 	flagsWithout := flagsThroughput(in, key, 5*time.Second)
 	host := strings.TrimPrefix(in.base, "http://")
 	// The flags the samples vote on. A stream follows them (slug=, at most
@@ -81,7 +82,7 @@ func measureStreams(o opts, db *sql.DB, in *instance, key string, ids, slugs []s
 		}
 	}()
 	time.Sleep(3 * time.Second)
-	rssOpen := rss(in)
+	rssOpen := procmem.Resident(strconv.Itoa(in.cmd.Process.Pid))
 	flagsWith := flagsThroughput(in, key, 5*time.Second)
 	var delays []time.Duration
 	const samples = 40
@@ -192,19 +193,4 @@ func flagsThroughput(in *instance, key string, d time.Duration) float64 {
 	}
 	wg.Wait()
 	return float64(n.Load()) / d.Seconds()
-}
-
-// rss is the resident memory of the instance's process, in bytes.
-func rss(in *instance) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", in.cmd.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }

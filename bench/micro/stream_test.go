@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flagpole/flagpole/bench/procmem"
 	"github.com/flagpole/flagpole/httpapi"
 	"github.com/flagpole/flagpole/httpapi/connlimit"
 	"github.com/flagpole/flagpole/memstore"
@@ -144,23 +145,7 @@ func memNow() (heap, stack, rss int64) {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return int64(ms.HeapAlloc), int64(ms.StackInuse), residentBytes()
-}
-
-// residentBytes is the process's resident memory (VmRSS), 0 where
-// /proc is not there.
-func residentBytes() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
+	return int64(ms.HeapAlloc), int64(ms.StackInuse), procmem.Resident("self")
 }
 
 // raiseNoFile raises the open-file limit to at least want, if the hard
