@@ -65,7 +65,7 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 	s.search = prev.search
 	if s.search == nil || d.moved || textChanged(prev, s, d) {
 		s.compactLexicon()
-		s.search = buildSearch(s.flags, s.lexicon)
+		s.search = buildSearch(&s.flags, s.lexicon)
 	}
 	// After compactLexicon, which may put copies in the flags' places.
 	s.recordChanges(prev, d)
@@ -93,21 +93,21 @@ func (s *Snapshot) collect(prev *Snapshot, ch Change) (delta, error) {
 	}
 	n := len(in)
 	if !ch.Full {
-		n += len(prev.flags)
+		n += prev.flags.len()
 	}
-	s.flags = make([]*Flag, 0, n)
-	d := delta{remap: make([]int32, len(prev.flags))}
-	old := prev.flags
-	for i, j := 0, 0; i < len(old) || j < len(in); {
+	flags := make([]*Flag, 0, n)
+	d := delta{remap: make([]int32, prev.flags.len())}
+	old := &prev.flags
+	for i, j := 0, 0; i < old.len() || j < len(in); {
 		var pf *Flag
 		var x *FlagInput
 		switch {
-		case j == len(in) || i < len(old) && old[i].ID < ch.Flags[in[j]].ID:
-			pf = old[i]
-		case i == len(old) || old[i].ID > ch.Flags[in[j]].ID:
+		case j == len(in) || i < old.len() && old.at(int32(i)).ID < ch.Flags[in[j]].ID:
+			pf = old.at(int32(i))
+		case i == old.len() || old.at(int32(i)).ID > ch.Flags[in[j]].ID:
 			x = &ch.Flags[in[j]]
 		default:
-			pf, x = old[i], &ch.Flags[in[j]]
+			pf, x = old.at(int32(i)), &ch.Flags[in[j]]
 		}
 		nf, err := s.next(pf, x, ch.Full, a)
 		if err != nil {
@@ -116,7 +116,7 @@ func (s *Snapshot) collect(prev *Snapshot, ch Change) (delta, error) {
 		if pf != nil {
 			d.remap[i] = -1
 			if nf == pf {
-				d.remap[i] = int32(len(s.flags))
+				d.remap[i] = int32(len(flags))
 			} else {
 				d.stale = append(d.stale, int32(i))
 				d.moved = d.moved || nf == nil
@@ -127,13 +127,14 @@ func (s *Snapshot) collect(prev *Snapshot, ch Change) (delta, error) {
 			j++
 		}
 		if nf != nil && nf != pf {
-			d.fresh = append(d.fresh, int32(len(s.flags)))
+			d.fresh = append(d.fresh, int32(len(flags)))
 			d.moved = d.moved || pf == nil
 		}
 		if nf != nil {
-			s.flags = append(s.flags, nf)
+			flags = append(flags, nf)
 		}
 	}
+	s.flags = pagedOf(flags)
 	return d, nil
 }
 
@@ -144,7 +145,7 @@ func (s *Snapshot) collect(prev *Snapshot, ch Change) (delta, error) {
 // a flag; collect then makes the flags.
 func (s *Snapshot) collectInPlace(prev *Snapshot, ch Change) (delta, bool, error) {
 	var d delta
-	if ch.Full || len(prev.flags) == 0 {
+	if ch.Full || prev.flags.len() == 0 {
 		return d, false, nil
 	}
 	in := sortedByID(ch.Flags)
@@ -164,23 +165,24 @@ func (s *Snapshot) collectInPlace(prev *Snapshot, ch Change) (delta, bool, error
 	if len(in) >= arenaMin {
 		a = newArena()
 	}
-	s.flags = slices.Clone(prev.flags)
+	flags := prev.flags.edit()
 	for n, k := range in { // by id, so positions ascend
 		i := at[n]
 		if i < 0 {
 			continue
 		}
-		pf := prev.flags[i]
+		pf := prev.flags.at(i)
 		nf, err := s.next(pf, &ch.Flags[k], false, a)
 		if err != nil {
 			return d, false, err
 		}
 		if nf != pf {
-			s.flags[i] = nf
+			flags.set(i, nf)
 			d.stale = append(d.stale, i)
 			d.fresh = append(d.fresh, i)
 		}
 	}
+	s.flags = flags.done()
 	return d, true, nil
 }
 
@@ -234,23 +236,23 @@ func (s *Snapshot) lookups(prev *Snapshot, d delta) error {
 	s.byID, s.bySlug = prev.byID, prev.bySlug
 	slugs := d.moved
 	for _, i := range d.fresh {
-		slugs = slugs || s.flags[i].Slug != prev.flags[i].Slug // unmoved: the same position
+		slugs = slugs || s.flags.at(i).Slug != prev.flags.at(i).Slug // unmoved: the same position
 	}
 	if d.moved {
-		s.byID = make(map[string]int32, len(s.flags))
-		for i, f := range s.flags {
-			s.byID[f.ID] = int32(i)
+		s.byID = make(map[string]int32, s.flags.len())
+		for i, f := range s.flags.all() {
+			s.byID[f.ID] = i
 		}
 	}
 	if !slugs {
 		return nil
 	}
-	s.bySlug = make(map[string]int32, len(s.flags))
-	for i, f := range s.flags {
+	s.bySlug = make(map[string]int32, s.flags.len())
+	for i, f := range s.flags.all() {
 		if j, dup := s.bySlug[f.Slug]; dup {
-			return fmt.Errorf("flags %s and %s share the slug %q", s.flags[j].ID, f.ID, f.Slug)
+			return fmt.Errorf("flags %s and %s share the slug %q", s.flags.at(j).ID, f.ID, f.Slug)
 		}
-		s.bySlug[f.Slug] = int32(i)
+		s.bySlug[f.Slug] = i
 	}
 	return nil
 }
@@ -260,7 +262,7 @@ func (s *Snapshot) lookups(prev *Snapshot, d delta) error {
 func (s *Snapshot) attributes(prev *Snapshot, d delta) {
 	s.regIdx = prev.regIdx
 	for _, i := range d.fresh {
-		r := s.flags[i].Region
+		r := s.flags.at(i).Region
 		if _, ok := s.regIdx[r]; !ok {
 			if len(s.regIdx) == len(prev.regIdx) {
 				s.regIdx = maps.Clone(prev.regIdx)
@@ -268,18 +270,27 @@ func (s *Snapshot) attributes(prev *Snapshot, d delta) {
 			s.regIdx[r] = len(s.regIdx) + 1
 		}
 	}
-	if d.remap == nil {
-		s.attr = slices.Clone(prev.attr)
-	} else {
-		s.attr = make([]uint32, len(s.flags))
-		for j, i := range d.remap {
-			if i >= 0 {
-				s.attr[i] = prev.attr[j]
+	if d.remap == nil { // no position shifted: share prev's where no attribute changed
+		s.attr = prev.attr
+		own := false
+		for _, i := range d.fresh {
+			if a := s.attrOf(s.flags.at(i)); a != s.attr[i] {
+				if !own {
+					s.attr, own = slices.Clone(prev.attr), true
+				}
+				s.attr[i] = a
 			}
+		}
+		return
+	}
+	s.attr = make([]uint32, s.flags.len())
+	for j, i := range d.remap {
+		if i >= 0 {
+			s.attr[i] = prev.attr[j]
 		}
 	}
 	for _, i := range d.fresh {
-		s.attr[i] = s.attrOf(s.flags[i])
+		s.attr[i] = s.attrOf(s.flags.at(i))
 	}
 }
 
@@ -287,7 +298,7 @@ func (s *Snapshot) attributes(prev *Snapshot, d delta) {
 // index, by position, cannot be shared.
 func textChanged(prev, s *Snapshot, d delta) bool {
 	for _, i := range d.fresh {
-		if s.flags[i].Text != prev.flags[i].Text {
+		if s.flags.at(i).Text != prev.flags.at(i).Text {
 			return true
 		}
 	}

@@ -33,20 +33,20 @@ func (s *Snapshot) recordChanges(prev *Snapshot, d delta) {
 	}
 	var c Changes
 	for _, i := range d.fresh {
-		f := s.flags[i]
+		f := s.flags.at(i)
 		j, ok := prev.byID[f.ID]
 		switch {
 		case !ok:
 			c.Added = append(c.Added, f)
-		case prev.flags[j].Slug != f.Slug:
+		case prev.flags.at(j).Slug != f.Slug:
 			c.Added = append(c.Added, f) // the old slug is in Removed, from stale
-		case prev.flags[j].Red != f.Red || prev.flags[j].Green != f.Green:
+		case prev.flags.at(j).Red != f.Red || prev.flags.at(j).Green != f.Green:
 			c.Votes = append(c.Votes, f)
 		}
 	}
 	for _, j := range d.stale {
-		pf := prev.flags[j]
-		if i, ok := s.byID[pf.ID]; !ok || s.flags[i].Slug != pf.Slug {
+		pf := prev.flags.at(j)
+		if i, ok := s.byID[pf.ID]; !ok || s.flags.at(i).Slug != pf.Slug {
 			c.Removed = append(c.Removed, pf)
 		}
 	}

@@ -16,15 +16,15 @@ func sameChanges(t *testing.T, at string, prev, next *Snapshot) {
 		f := next.At(i)
 		j, ok := prev.byID[f.ID]
 		switch {
-		case !ok || prev.flags[j].Slug != f.Slug:
+		case !ok || prev.flags.at(j).Slug != f.Slug:
 			want.Added = append(want.Added, f)
-		case prev.flags[j].Red != f.Red || prev.flags[j].Green != f.Green:
+		case prev.flags.at(j).Red != f.Red || prev.flags.at(j).Green != f.Green:
 			want.Votes = append(want.Votes, f)
 		}
 	}
 	for j := range prev.Len() {
 		pf := prev.At(j)
-		if i, ok := next.byID[pf.ID]; !ok || next.flags[i].Slug != pf.Slug {
+		if i, ok := next.byID[pf.ID]; !ok || next.flags.at(i).Slug != pf.Slug {
 			want.Removed = append(want.Removed, pf)
 		}
 	}

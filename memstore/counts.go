@@ -15,11 +15,11 @@ func (s *Snapshot) buildCounts(prev *Snapshot, d delta, agg Aggregates) {
 	votes := prev.stats.VotesTotal
 	for _, j := range d.stale {
 		s.countFlag(prev.attr[j], -1)
-		votes -= prev.flags[j].Total()
+		votes -= prev.flags.at(j).Total()
 	}
 	for _, i := range d.fresh {
 		s.countFlag(s.attr[i], 1)
-		votes += s.flags[i].Total()
+		votes += s.flags.at(i).Total()
 	}
 	s.deriveStats(agg, votes)
 }
@@ -47,7 +47,7 @@ func (s *Snapshot) deriveStats(agg Aggregates, votes int64) {
 	// 24 hours are its tail.
 	newest := &s.orders[listAll][SortNewest][0]
 	dayAgo := s.LoadedAt.Add(-24 * time.Hour).UnixMilli()
-	first := newest.search(func(i int32) bool { return s.flags[i].createdMS >= dayAgo })
+	first := newest.search(func(i int32) bool { return s.flags.at(i).createdMS >= dayAgo })
 	st.AddedLast24h = int64(newest.len() - first)
 
 	s.categories = make([]CategoryCount, NumCategories)

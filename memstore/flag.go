@@ -52,10 +52,21 @@ type Flag struct {
 // never changes once built, so neither does its encoding, and the
 // snapshots that share a flag share it; a tick encodes only the flags it
 // brings (see Snapshot.Fresh).
+//
+// JSON is the detail object with its texts cut out: text l, escaped, goes
+// between the quotes at JSON[TextAt[l]]. Most texts need no escaping, and
+// the encoding then holds no copy of them: the flag's Text is what goes
+// there. The texts are most of a flag's bytes, and held twice they were
+// a sixth of the heap.
 type Encoding struct {
-	JSON      []byte // the detail object
-	ItemEnd   int32  // JSON[:ItemEnd] + "}" is the list item
-	SearchCut int32  // JSON[:SearchCut] starts the search item, before the rank
+	JSON      []byte
+	TextAt    [NumLangs]int32
+	TextLen   int32 // the bytes of the four texts put back
+	ItemEnd   int32 // JSON[:ItemEnd] (texts put back) + "}" is the list item
+	SearchCut int32 // JSON[:SearchCut] (texts put back) starts the search item, before the rank
+	// Escaped holds the texts to put back where escaping changed one; nil
+	// where it changed none, and Flag.Text goes back.
+	Escaped *[NumLangs]string
 }
 
 // Encoding returns the encoding kept with f, or nil for none yet.

@@ -22,7 +22,7 @@ func (s *Snapshot) compactLexicon() {
 	words := make([]int32, len(old.words))
 	stems := make([]int32, len(old.stems.words))
 	nw, ns, total := 0, 0, 0
-	for _, f := range s.flags {
+	for _, f := range s.flags.all() {
 		split := int(f.wordEnd[NumLangs-1])
 		for k, id := range f.words {
 			m, n := words, &nw
@@ -50,9 +50,10 @@ func (s *Snapshot) compactLexicon() {
 		}
 		return uint32(m[id] - 1)
 	}
-	flags := make([]Flag, len(s.flags))
+	flags := make([]Flag, s.flags.len())
+	renewed := make([]*Flag, len(flags))
 	all := make([]uint32, 0, total)
-	for i, f := range s.flags {
+	for i, f := range s.flags.all() {
 		split := int(f.wordEnd[NumLangs-1])
 		from := len(all)
 		for k, id := range f.words {
@@ -63,8 +64,9 @@ func (s *Snapshot) compactLexicon() {
 			}
 		}
 		f.renumbered(&flags[i], all[from:len(all):len(all)])
-		s.flags[i] = &flags[i]
+		renewed[i] = &flags[i]
 	}
+	s.flags = pagedOf(renewed)
 	s.renewed = true
 	// The stems known of words in use carry over; those by the word as
 	// written are found again when needed.

@@ -33,7 +33,7 @@ func (s *Snapshot) buildOrders(prev *Snapshot, d delta) {
 	}
 	remap := d.remap
 	if remap == nil { // collectInPlace: the same positions, less the stale
-		remap = make([]int32, len(prev.flags))
+		remap = make([]int32, prev.flags.len())
 		for j := range remap {
 			remap[j] = int32(j)
 		}
@@ -108,7 +108,7 @@ func (s *Snapshot) placeOrders(prev *Snapshot, d delta) bool {
 		return m
 	}
 	for _, i := range d.fresh { // positions did not shift: prev's i is the flag it replaces
-		pf, f := prev.flags[i], s.flags[i]
+		pf, f := prev.flags.at(i), s.flags.at(i)
 		was, is := listsOf(prev.attr[i]), listsOf(s.attr[i])
 		for srt := Sort(0); srt < NumSorts; srt++ {
 			rekeyed := sortKey(pf, srt) != sortKey(f, srt) || pf.Total() != f.Total()
@@ -195,7 +195,7 @@ func (s *Snapshot) compare(srt Sort, desc bool, i, j int32) int {
 // place is where position i goes in the order of sort srt and direction
 // desc (see compare).
 func (s *Snapshot) place(srt Sort, desc bool, i int32) placeKey {
-	f := s.flags[i]
+	f := s.flags.at(i)
 	k := sortKey(f, srt)
 	if desc {
 		k = ^k

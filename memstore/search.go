@@ -46,16 +46,16 @@ type searchScratch struct {
 	tieGen uint64
 }
 
-func buildSearch(flags []*Flag, lx *lexicon) *searchIndex {
-	n := len(flags)
+func buildSearch(flags *paged[*Flag], lx *lexicon) *searchIndex {
+	n := flags.len()
 	ix := &searchIndex{n: n, nwords: make([][NumLangs]uint8, n)}
 	for l := range ix.tries {
-		ix.tries[l] = buildTrie(n, lx.words, func(i int) []uint32 { return flags[i].wordsOf(l) })
-		ix.stems[l] = buildTrie(n, lx.stems.words, func(i int) []uint32 { return flags[i].stemsOf(l) })
+		ix.tries[l] = buildTrie(n, lx.words, func(i int) []uint32 { return flags.at(int32(i)).wordsOf(l) })
+		ix.stems[l] = buildTrie(n, lx.stems.words, func(i int) []uint32 { return flags.at(int32(i)).stemsOf(l) })
 		if n > 0 {
 			ix.perFlag[l] = (len(ix.tries[l].all) + n - 1) / n
 		}
-		for i, f := range flags {
+		for i, f := range flags.all() {
 			ix.nwords[i][l] = uint8(min(len(f.wordsOf(l)), math.MaxUint8))
 		}
 	}
@@ -207,7 +207,7 @@ func (s *Snapshot) filter(alive []int32, o *FindOptions, res *SearchResult) []in
 	res.Work += len(alive)
 	kept := alive[:0]
 	for _, f := range alive {
-		if o.keeps(s.flags[f]) {
+		if o.keeps(s.flags.at(f)) {
 			kept = append(kept, f)
 		}
 	}

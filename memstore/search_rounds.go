@@ -146,7 +146,7 @@ func (s *Snapshot) verifyRound(sc *searchScratch, p *plan, stamp uint32, alive, 
 	ix := s.search
 	next = next[:0]
 	for _, f := range alive {
-		fl := s.flags[f]
+		fl := s.flags.at(f)
 		st := &sc.st[f]
 		st.cur, st.langs = 0, 0
 		for l := range ix.tries {

@@ -20,8 +20,11 @@ func TestSearchTieOrderLargeTotals(t *testing.T) {
 		texts[i] = "the bus"
 	}
 	s := searchSnapshot(t, texts, totals)
-	want := make([]string, len(s.flags))
-	byOrder := slices.Clone(s.flags)
+	want := make([]string, s.Len())
+	var byOrder []*Flag
+	for _, f := range s.flags.all() {
+		byOrder = append(byOrder, f)
+	}
 	slices.SortFunc(byOrder, func(a, b *Flag) int {
 		if c := cmp.Compare(b.Total(), a.Total()); c != 0 {
 			return c
@@ -32,15 +35,15 @@ func TestSearchTieOrderLargeTotals(t *testing.T) {
 		want[i] = f.ID
 	}
 
-	alive := make([]int32, len(s.flags))
+	alive := make([]int32, s.Len())
 	for i := range alive {
 		alive[i] = int32(i)
 	}
 	for _, table := range []bool{false, true} {
 		for _, limit := range []int{MaxSearchLimit, MaxSearchLimit + 1, 3} {
-			sc := &searchScratch{st: make([]flagState, len(s.flags))}
+			sc := &searchScratch{st: make([]flagState, s.Len())}
 			if table {
-				sc.tiePos = make([]int32, len(s.flags))
+				sc.tiePos = make([]int32, s.Len())
 				for i, f := range s.orders[listAll][SortTotal][1].flat() {
 					sc.tiePos[f] = int32(i)
 				}

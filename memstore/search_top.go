@@ -49,9 +49,9 @@ func (s *Snapshot) top(sc *searchScratch, alive []int32, limit int) ([]SearchHit
 	// Ties on rank are broken by place in the total desc, id asc order;
 	// reading it from each flag is a memory access per flag, so a large
 	// set reads it from a per-snapshot table instead.
-	if len(alive) > 4096 && (sc.tieGen != s.Gen || len(sc.tiePos) != len(s.flags)) {
-		if len(sc.tiePos) != len(s.flags) {
-			sc.tiePos = make([]int32, len(s.flags))
+	if len(alive) > 4096 && (sc.tieGen != s.Gen || len(sc.tiePos) != s.flags.len()) {
+		if len(sc.tiePos) != s.flags.len() {
+			sc.tiePos = make([]int32, s.flags.len())
 		}
 		i := int32(0)
 		for _, b := range s.orders[listAll][SortTotal][1].blocks {
@@ -62,12 +62,12 @@ func (s *Snapshot) top(sc *searchScratch, alive []int32, limit int) ([]SearchHit
 		}
 		sc.tieGen = s.Gen
 	}
-	table := sc.tieGen == s.Gen && len(sc.tiePos) == len(s.flags)
+	table := sc.tieGen == s.Gen && len(sc.tiePos) == s.flags.len()
 	tie := func(f int32) tieKey {
 		if table {
 			return tieKey{int64(sc.tiePos[f]), 0}
 		}
-		return tieKey{-s.flags[f].Total(), f}
+		return tieKey{-s.flags.at(f).Total(), f}
 	}
 	if limit > MaxSearchLimit {
 		return s.topSorted(sc, alive, limit, tie)
@@ -154,7 +154,7 @@ func (s *Snapshot) hitsOf(n int, at func(i int) (float64, int32)) ([]SearchHit, 
 	pos := make([]int32, n)
 	for i := range n {
 		rank, f := at(i)
-		hits[i] = SearchHit{Flag: s.flags[f], Rank: rank}
+		hits[i] = SearchHit{Flag: s.flags.at(f), Rank: rank}
 		pos[i] = f
 	}
 	return hits, pos
