@@ -19,15 +19,36 @@ func etag(body []byte) string {
 	return string(out)
 }
 
-// appendItem appends the list item of the flag encoded as e.
-func appendItem(b []byte, e *memstore.Encoding) []byte {
-	b = append(b, e.JSON[:e.ItemEnd]...)
+// appendItem appends the list item of f, encoded as e.
+func appendItem(b []byte, f *memstore.Flag, e *memstore.Encoding) []byte {
+	b = appendSpliced(b, f, e, e.ItemEnd)
 	return append(b, '}')
 }
 
-// encodeFlag writes f's detail object over buf's memory (from its start,
-// growing it as needed) and returns the buffer and the encodings, whose
-// json is in the buffer's memory.
+// appendDetail appends the detail object of f, encoded as e.
+func appendDetail(b []byte, f *memstore.Flag, e *memstore.Encoding) []byte {
+	return appendSpliced(b, f, e, int32(len(e.JSON)))
+}
+
+// appendSpliced appends e.JSON[:end] with f's texts put back in their
+// places (end is past the texts).
+func appendSpliced(b []byte, f *memstore.Flag, e *memstore.Encoding, end int32) []byte {
+	texts := &f.Text
+	if e.Escaped != nil {
+		texts = e.Escaped
+	}
+	at := int32(0)
+	for l, cut := range e.TextAt {
+		b = append(b, e.JSON[at:cut]...)
+		b = append(b, texts[l]...)
+		at = cut
+	}
+	return append(b, e.JSON[at:end]...)
+}
+
+// encodeFlag writes f's encoding (see memstore.Encoding) over buf's memory
+// (from its start, growing it as needed) and returns the buffer and the
+// encoding, whose JSON is in the buffer's memory.
 func encodeFlag(buf []byte, f *memstore.Flag) ([]byte, memstore.Encoding) {
 	var e memstore.Encoding
 	b := buf[:0]
@@ -50,8 +71,19 @@ func encodeFlag(buf []byte, f *memstore.Flag) ([]byte, memstore.Encoding) {
 		}
 		b = append(b, '"')
 		b = append(b, code...)
-		b = append(b, `":`...)
+		b = append(b, `":"`...)
+		at := len(b)
+		e.TextAt[l] = int32(at)
 		b = appendString(b, f.Text[l])
+		if esc := b[at+1 : len(b)-1]; len(esc) != len(f.Text[l]) { // escaping lengthens what it changes
+			if e.Escaped == nil {
+				texts := f.Text
+				e.Escaped = &texts
+			}
+			e.Escaped[l] = string(esc)
+		}
+		e.TextLen += int32(len(b) - at - 2)
+		b = append(b[:at], '"')
 	}
 	b = append(b, `},"votes":`...)
 	b = appendVotes(b, f.Red, f.Green)

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/flagpole/flagpole/memstore"
 )
@@ -43,9 +45,13 @@ func TestAppendString(t *testing.T) {
 func testInput(i int, now time.Time) memstore.FlagInput {
 	desc := fmt.Sprintf("why <%d> \"quoted\"\n", i)
 	in := memstore.FlagInput{ID: fmt.Sprintf("flg_%03d", i), Slug: fmt.Sprintf("flag-%d", i), Approved: true,
-		Category: memstore.Categories[i%memstore.NumCategories], Text: [memstore.NumLangs]string{"Yaşlı \u2028", "late & <b>", "größe", "niño"},
+		Category: memstore.Categories[i%memstore.NumCategories], Text: [memstore.NumLangs]string{"Yaşlı", "late & <b>", "größe", "niño"},
 		Contexts: []string{"WORK", "FRIEND"}[:i%3%2+1], CreatedAt: now.Add(-time.Duration(i) * time.Hour), UpdatedAt: now,
 		Red: int64(i * 3 % 7), Green: int64(i % 5)}
+	if i%3 == 0 { // texts that JSON escapes: the encoding holds them escaped
+		in.Text[memstore.TR] += " \u2028"
+		in.Text[memstore.ES] = "\"" + in.Text[memstore.ES] + "\"\n"
+	}
 	if i%2 == 0 {
 		in.Region = "TR"
 		in.Description[memstore.DE] = &desc
@@ -82,7 +88,8 @@ func TestEncodeFlagMatchesEncodingJSON(t *testing.T) {
 	}
 	for i := range s.Len() {
 		f := s.At(i)
-		got, e := encodeFlag(nil, f)
+		_, e := encodeFlag(nil, f)
+		got := appendDetail(nil, f, &e)
 		w := wireFlag{ID: f.ID, Slug: f.Slug, Category: f.Category.Enum(), Dominant: f.Dominant.String(),
 			CreatedAt: f.CreatedAt().Format(TimeFormat), Contexts: f.Contexts}
 		if f.Region != "" {
@@ -105,12 +112,12 @@ func TestEncodeFlagMatchesEncodingJSON(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("flag %d:\n got %s\nwant %s", i, got, want)
 		}
-		for _, part := range [][]byte{appendItem(nil, &e), append(got[:e.SearchCut:e.SearchCut], `,"rank":1}`...)} {
+		for _, part := range [][]byte{appendItem(nil, f, &e), append(appendSpliced(nil, f, &e, e.SearchCut), `,"rank":1}`...)} {
 			if !json.Valid(part) {
 				t.Errorf("flag %d: a cut is no JSON object: %s", i, part)
 			}
 		}
-		if item := appendItem(nil, &e); !bytes.HasSuffix(item, []byte(`"createdAt":"`+w.CreatedAt+`"}`)) {
+		if item := appendItem(nil, f, &e); !bytes.HasSuffix(item, []byte(`"createdAt":"`+w.CreatedAt+`"}`)) {
 			t.Errorf("flag %d: list item %s", i, item)
 		}
 	}
@@ -153,8 +160,8 @@ func TestSwapEncodesOnlyFreshFlags(t *testing.T) {
 		if got == nil {
 			t.Fatalf("flag %s was swapped in without its encoding", f.ID)
 		}
-		if want, _ := encodeFlag(nil, f); !bytes.Equal(got.JSON, want) {
-			t.Fatalf("flag %s: encoded %s, want %s", f.ID, got.JSON, want)
+		if want := detailOf(f); !bytes.Equal(appendDetail(nil, f, got), want) {
+			t.Fatalf("flag %s: encoded %s, want %s", f.ID, appendDetail(nil, f, got), want)
 		}
 		old, inS1 := before[f]
 		if inS1 != (got == old) {
@@ -181,7 +188,7 @@ func TestSwapEncodesOnlyFreshFlags(t *testing.T) {
 	if f.Encoding() != nil {
 		t.Fatal("a snapshot the store never held was encoded")
 	}
-	if want, _ := encodeFlag(nil, f); !bytes.Equal(encodingOf(f).JSON, want) || f.Encoding() != encodingOf(f) {
+	if want := detailOf(f); !bytes.Equal(appendDetail(nil, f, encodingOf(f)), want) || f.Encoding() != encodingOf(f) {
 		t.Fatal("a flag encoded on first use is not its encoding, or is encoded again")
 	}
 }
@@ -241,4 +248,52 @@ func TestEncodingsHeldByLiveFlagsOnly(t *testing.T) {
 		t.Errorf("the heap grew %d KB over %d ticks: superseded encodings are kept", grown>>10, ticks-100)
 	}
 	t.Logf("heap grew %d KB over %d ticks", grown>>10, ticks-100)
+}
+
+// detailOf is f's detail object, encoded afresh.
+func detailOf(f *memstore.Flag) []byte {
+	_, e := encodeFlag(nil, f)
+	return appendDetail(nil, f, &e)
+}
+
+// An encoding holds no copy of the texts that JSON leaves as they are: the
+// flag's own texts are put back where they go. Of a flag with texts that
+// escaping changes, it holds only those, escaped.
+func TestEncodingHoldsTextsOnce(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	ins := []memstore.FlagInput{testInput(1, now), testInput(3, now)}
+	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean, escaped := s.At(0), s.At(1)
+	if clean.ID != "flg_001" {
+		t.Fatalf("flags out of order: %s", clean.ID)
+	}
+	for _, f := range []*memstore.Flag{clean, escaped} {
+		_, e := encodeFlag(nil, f)
+		for l, text := range f.Text {
+			if bytes.Contains(e.JSON, []byte(strings.TrimSpace(text))) {
+				t.Errorf("flag %s: the encoding holds text %d: %s", f.ID, l, e.JSON)
+			}
+		}
+		if f == clean {
+			if e.Escaped != nil {
+				t.Errorf("flag %s: texts no escaping changes were copied: %q", f.ID, *e.Escaped)
+			}
+			continue
+		}
+		if e.Escaped == nil {
+			t.Fatalf("flag %s: texts that escaping changes were not kept escaped", f.ID)
+		}
+		for l, text := range f.Text {
+			shared := unsafe.StringData(e.Escaped[l]) == unsafe.StringData(text)
+			if want := l != int(memstore.TR) && l != int(memstore.ES); shared != want {
+				t.Errorf("flag %s: text %d shared %v, want %v (%q)", f.ID, l, shared, want, e.Escaped[l])
+			}
+		}
+		if got := string(appendDetail(nil, f, &e)); !strings.Contains(got, `"es":"\"niño\"\n"`) {
+			t.Errorf("flag %s: detail %s", f.ID, got)
+		}
+	}
 }

@@ -18,7 +18,8 @@ func appendTime(b []byte, t time.Time) []byte {
 func renderList(q memstore.ListQuery, page memstore.Page, total int) []byte {
 	size := 128
 	for k := range page.Len() {
-		size += int(encodingOf(page.At(k)).ItemEnd) + 2
+		e := encodingOf(page.At(k))
+		size += int(e.ItemEnd+e.TextLen) + 2
 	}
 	b := make([]byte, 0, size)
 	b = append(b, `{"count":`...)
@@ -42,7 +43,8 @@ func renderList(q memstore.ListQuery, page memstore.Page, total int) []byte {
 		if k > 0 {
 			b = append(b, ',')
 		}
-		b = appendItem(b, encodingOf(page.At(k)))
+		f := page.At(k)
+		b = appendItem(b, f, encodingOf(f))
 	}
 	return append(b, "]}"...)
 }
@@ -66,7 +68,7 @@ func renderSearch(r searchReq, hits []memstore.SearchHit, total int) []byte {
 			b = append(b, ',')
 		}
 		e := encodingOf(h.Flag)
-		b = append(b, e.JSON[:e.SearchCut]...)
+		b = appendSpliced(b, h.Flag, e, e.SearchCut)
 		b = append(b, `,"rank":`...)
 		b = strconv.AppendFloat(b, h.Rank, 'f', -1, 64)
 		b = appendMatches(b, &h.Matches)
