@@ -6,6 +6,7 @@ package ratelimit
 import (
 	"context"
 	"hash/maphash"
+	"math"
 	"sync"
 	"time"
 )
@@ -63,16 +64,32 @@ type localShard struct {
 	keys map[string]*window
 }
 
+// window is one key's allowed requests of the last minute, grouped by
+// millisecond, oldest first, in a ring whose size follows the key's
+// request rate: it doubles when full and halves when a quarter full. A
+// stamp is 4 bytes: the milliseconds since the stamp before it (below
+// 60,000: every stamp lies within the window of the newest) and a count.
+// As 16-byte stamps in a slice that was compacted only when half read,
+// 300 keys at ~150 requests a second each held 85 MB; in the ring, a
+// sixth of that.
 type window struct {
-	stamps []stamp // oldest first; a ring would save copies, a slice is simpler
-	head   int
-	count  int
+	oldest, newest int64   // the milliseconds of the oldest and newest stamps (n > 0)
+	ring           []stamp // empty, or a power of two long
+	head           int     // the oldest stamp's index
+	n              int     // stamps held
+	count          int     // requests held
 }
 
 type stamp struct {
-	ms int64
-	n  int32
+	gap uint16 // milliseconds after the stamp before; the oldest's is not read
+	n   uint16
 }
+
+// minRing is the smallest ring a window keeps once it has one.
+const minRing = 8
+
+// at is the i-th stamp from the oldest.
+func (w *window) at(i int) *stamp { return &w.ring[(w.head+i)&(len(w.ring)-1)] }
 
 // NewLocal makes an empty in-process limiter.
 func NewLocal() *Local {
@@ -94,8 +111,12 @@ func (l *Local) Peek(_ context.Context, key string, limit int, now time.Time) (D
 	return l.decide(key, limit, now, false), nil
 }
 
+func (l *Local) shardOf(key string) *localShard {
+	return &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
+}
+
 func (l *Local) decide(key string, limit int, now time.Time, spend bool) Decision {
-	sh := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
+	sh := l.shardOf(key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	w := sh.keys[key]
@@ -117,7 +138,7 @@ func (l *Local) decide(key string, limit int, now time.Time, spend bool) Decisio
 	}
 	d.Remaining, d.Used = max(limit-w.count, 0), w.count
 	if w.count > 0 {
-		d.Reset = time.UnixMilli(w.stamps[w.head].ms + Window.Milliseconds())
+		d.Reset = time.UnixMilli(w.oldest + Window.Milliseconds())
 	} else {
 		d.Reset = now
 	}
@@ -126,25 +147,55 @@ func (l *Local) decide(key string, limit int, now time.Time, spend bool) Decisio
 
 // expire drops the requests at or before cutoff.
 func (w *window) expire(cutoff int64) {
-	for w.head < len(w.stamps) && w.stamps[w.head].ms <= cutoff {
-		w.count -= int(w.stamps[w.head].n)
-		w.head++
+	for w.n > 0 && w.oldest <= cutoff {
+		w.count -= int(w.ring[w.head].n)
+		w.head = (w.head + 1) & (len(w.ring) - 1)
+		w.n--
+		if w.n > 0 {
+			w.oldest += int64(w.ring[w.head].gap)
+		}
 	}
-	if w.head == len(w.stamps) {
-		w.stamps, w.head = w.stamps[:0], 0
-	} else if w.head > 64 && w.head > len(w.stamps)/2 {
-		n := copy(w.stamps, w.stamps[w.head:])
-		w.stamps, w.head = w.stamps[:n], 0
+	if w.n == 0 {
+		w.head = 0
+	}
+	if len(w.ring) > minRing && w.n < len(w.ring)/4 {
+		w.resize(len(w.ring) / 2)
 	}
 }
 
+// add records one request at millisecond ms, just after expire dropped
+// every request a minute older: the newest stamp left is less than a
+// minute before ms, and its gap fits. A request no later than the newest
+// (the clock stepped back) counts at the newest's millisecond and leaves
+// the window with it.
 func (w *window) add(ms int64) {
-	if n := len(w.stamps); n > w.head && w.stamps[n-1].ms == ms {
-		w.stamps[n-1].n++
-	} else {
-		w.stamps = append(w.stamps, stamp{ms: ms, n: 1})
-	}
 	w.count++
+	gap := uint16(0)
+	switch {
+	case w.n == 0:
+		w.oldest, w.newest = ms, ms
+	case ms > w.newest:
+		gap, w.newest = uint16(ms-w.newest), ms
+	default:
+		if last := w.at(w.n - 1); last.n < math.MaxUint16 {
+			last.n++
+			return
+		}
+	}
+	if w.n == len(w.ring) {
+		w.resize(max(minRing, 2*len(w.ring)))
+	}
+	*w.at(w.n) = stamp{gap: gap, n: 1}
+	w.n++
+}
+
+// resize moves the stamps to a ring of size, oldest first.
+func (w *window) resize(size int) {
+	ring := make([]stamp, size)
+	for i := range w.n {
+		ring[i] = *w.at(i)
+	}
+	w.ring, w.head = ring, 0
 }
 
 // Len is the number of keys remembered.
