@@ -25,6 +25,12 @@ func appendItem(b []byte, f *memstore.Flag, e *memstore.Encoding) []byte {
 	return append(b, '}')
 }
 
+// renderDetail is the body of /flag/{slug}: f's detail object.
+func renderDetail(f *memstore.Flag) []byte {
+	e := encodingOf(f)
+	return appendDetail(make([]byte, 0, int(e.TextLen)+len(e.JSON)), f, e)
+}
+
 // appendDetail appends the detail object of f, encoded as e.
 func appendDetail(b []byte, f *memstore.Flag, e *memstore.Encoding) []byte {
 	return appendSpliced(b, f, e, int32(len(e.JSON)))

@@ -128,18 +128,7 @@ func TestEncodeFlagMatchesEncodingJSON(t *testing.T) {
 // before; the snapshot before keeps its own.
 func TestSwapEncodesOnlyFreshFlags(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	var ins []memstore.FlagInput
-	for i := range 40 {
-		ins = append(ins, testInput(i, now))
-	}
-	st := &memstore.Store{}
-	s1, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.SetSnapshot(s1)
-	enc := watch(st)
-	defer enc.close()
+	ins, st, s1 := watchedStore(t, 40, now)
 	before := map[*memstore.Flag]*memstore.Encoding{}
 	for i := range s1.Len() {
 		before[s1.At(i)] = s1.At(i).Encoding()
@@ -201,18 +190,7 @@ func TestSwapEncodesOnlyFreshFlags(t *testing.T) {
 func TestEncodingsHeldByLiveFlagsOnly(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	const n, popular, ticks = 3000, 40, 1500
-	ins := make([]memstore.FlagInput, n)
-	for i := range ins {
-		ins[i] = testInput(i, now)
-	}
-	st := &memstore.Store{}
-	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.SetSnapshot(s)
-	enc := watch(st)
-	defer enc.close()
+	ins, st, _ := watchedStore(t, n, now)
 	heap := func() uint64 {
 		runtime.GC()
 		var m runtime.MemStats
@@ -296,4 +274,23 @@ func TestEncodingHoldsTextsOnce(t *testing.T) {
 			t.Errorf("flag %s: detail %s", f.ID, got)
 		}
 	}
+}
+
+// watchedStore makes n test flags, a store holding a snapshot of them and
+// an encoder watching it, closed when the test ends.
+func watchedStore(t *testing.T, n int, now time.Time) ([]memstore.FlagInput, *memstore.Store, *memstore.Snapshot) {
+	t.Helper()
+	ins := make([]memstore.FlagInput, n)
+	for i := range ins {
+		ins[i] = testInput(i, now)
+	}
+	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &memstore.Store{}
+	st.SetSnapshot(s)
+	enc := watch(st)
+	t.Cleanup(enc.close)
+	return ins, st, s
 }

@@ -77,10 +77,7 @@ func (a *API) flag(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	if !ok {
 		return nil, errNotFound
 	}
-	return a.cache.getFrom("flag\x00"+f.ID, f, func() ([]byte, error) {
-		e := encodingOf(f)
-		return appendDetail(make([]byte, 0, int(e.TextLen)+len(e.JSON)), f, e), nil
-	})
+	return a.cache.getFrom("flag\x00"+f.ID, f, func() ([]byte, error) { return renderDetail(f), nil })
 }
 
 func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
