@@ -11,7 +11,7 @@ import (
 // limit of them lie in the last 60 s.
 type naiveWindow struct{ ms []int64 }
 
-func (nw *naiveWindow) decide(limit int, now int64) (bool, int, int64) {
+func (nw *naiveWindow) decide(limit int, now int64, spend bool) (bool, int, int64) {
 	kept := nw.ms[:0]
 	for _, m := range nw.ms {
 		if m > now-Window.Milliseconds() {
@@ -20,7 +20,7 @@ func (nw *naiveWindow) decide(limit int, now int64) (bool, int, int64) {
 	}
 	nw.ms = kept
 	ok := len(nw.ms) < limit
-	if ok {
+	if ok && spend {
 		nw.ms = append(nw.ms, now)
 	}
 	reset := now
@@ -30,7 +30,8 @@ func (nw *naiveWindow) decide(limit int, now int64) (bool, int, int64) {
 	return ok, max(limit-len(nw.ms), 0), reset
 }
 
-// The ring window decides as the naive one, request by request: bursts
+// The ring window decides as the naive one, request by request and peek
+// by peek: bursts
 // within a millisecond, pauses longer than the window, a key busy without
 // a quiet minute for 30 days, and limits from 1 to thousands.
 func TestWindowAsNaive(t *testing.T) {
@@ -53,8 +54,9 @@ func TestWindowAsNaive(t *testing.T) {
 			default:
 				now += rng.Int64N(gap)
 			}
-			d := l.decide("k", limit, time.UnixMilli(now), true)
-			ok, remaining, reset := nw.decide(limit, now)
+			spend := rng.IntN(10) > 0 // a peek now and then
+			d := l.decide("k", limit, time.UnixMilli(now), spend)
+			ok, remaining, reset := nw.decide(limit, now, spend)
 			if d.Allowed != ok || d.Remaining != remaining || d.Reset.UnixMilli() != reset {
 				t.Fatalf("run %d step %d: got %v %d %d, want %v %d %d", run, i, d.Allowed, d.Remaining,
 					d.Reset.UnixMilli(), ok, remaining, reset)
@@ -98,5 +100,25 @@ func TestWindowFollowsRate(t *testing.T) {
 	}
 	if d := l.decide("k", 1<<30, burst.Add(time.Minute), false); d.Used != 0 || w.n != 0 {
 		t.Fatalf("a minute after the burst: %+v, %d stamps", d, w.n)
+	}
+}
+
+// Sweep forgets the keys with no request in the last minute and keeps the
+// others with their budgets.
+func TestSweepKeepsActiveKeys(t *testing.T) {
+	l := NewLocal()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for range 3 {
+		l.decide("idle", 10, t0, true)
+	}
+	for range 4 {
+		l.decide("busy", 10, t0.Add(50*time.Second), true)
+	}
+	l.Sweep(t0.Add(70 * time.Second))
+	if n := l.Len(); n != 1 {
+		t.Fatalf("%d keys after the sweep, want the busy one", n)
+	}
+	if d := l.decide("busy", 10, t0.Add(70*time.Second), false); d.Used != 4 || d.Remaining != 6 {
+		t.Fatalf("the busy key after the sweep: %+v, want 4 used", d)
 	}
 }
