@@ -143,8 +143,7 @@ func TestSwapEncodesOnlyFreshFlags(t *testing.T) {
 	}
 	st.SetSnapshot(s2) // encodes s2's fresh flags before the swap
 	shared := 0
-	for i := range s2.Len() {
-		f := s2.At(i)
+	for f := range s2.Flags() {
 		got := f.Encoding()
 		if got == nil {
 			t.Fatalf("flag %s was swapped in without its encoding", f.ID)

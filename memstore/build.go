@@ -22,25 +22,37 @@ type Change struct {
 
 // delta is how a new snapshot's flags differ from the previous one's.
 type delta struct {
-	// remap maps a prev position to its new one, -1 for a flag removed or
-	// replaced; nil where no position shifted (see collectInPlace).
+	// remap maps a prev slot to the new one, -1 for a flag removed or
+	// replaced, when the build renumbered the slots (see collect); nil
+	// where every flag kept its slot (see collectSlots).
 	remap []int32
-	stale []int32 // prev positions of the flags removed or replaced, ascending
-	fresh []int32 // new positions of the flags added or replacing one, ascending
-	moved bool    // a flag was added or removed, so positions shifted
+	stale []int32 // prev slots of the flags removed or replaced, ascending
+	fresh []int32 // new slots of the flags added or replacing one, ascending
+	moved bool    // a flag was added or removed
 }
 
 // arenaMin is the number of changes from which a build carves its new
 // flags from an arena (see arena) rather than allocating each.
 const arenaMin = 1024
 
+// slotSlack and holesFree bound the holes that removed flags leave among
+// the slots: past a quarter of the flags served and a page more, the
+// next build renumbers them (see collect), at the cost of a build from
+// scratch. (A variable for the tests, which renumber often.)
+const slotSlack = 4
+
+var holesFree = pageLen
+
 // Build makes a new snapshot from prev (nil for the first) and ch. There
 // is one route: the flags ch removes or replaces are taken out of prev's
 // orders, counts and lookups, and the new ones merged in; a first build is
-// the same from an empty snapshot. Flags whose data did not change are
-// shared with prev, except in a build that renews the lexicon (see
-// compactLexicon), which copies them. Two flags with one slug are refused
-// with an error, which leaves prev as it was.
+// the same from an empty snapshot. A flag keeps its slot from one
+// snapshot to the next, a new one takes a slot after the last, and a
+// removed one leaves a hole, until a build renumbers them in id order
+// (see slotSlack). Flags whose data did not change are shared with prev,
+// except in a build that renews the lexicon (see compactLexicon), which
+// copies them. Two flags with one slug are refused with an error, which
+// leaves prev as it was.
 func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 	if prev == nil {
 		prev = empty()
@@ -49,8 +61,8 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 	if s.Trends == nil {
 		s.Trends = prev.Trends
 	}
-	d, inPlace, err := s.collectInPlace(prev, ch)
-	if err == nil && !inPlace {
+	d, kept, err := s.collectSlots(prev, ch)
+	if err == nil && !kept {
 		d, err = s.collect(prev, ch)
 	}
 	if err != nil {
@@ -62,11 +74,7 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 	s.attributes(prev, d)
 	s.buildOrders(prev, d)
 	s.buildCounts(prev, d, ch.Aggregates)
-	s.search = prev.search
-	if s.search == nil || d.moved || textChanged(prev, s, d) {
-		s.compactLexicon()
-		s.search = buildSearch(&s.flags, s.lexicon)
-	}
+	s.search = s.nextSearch(prev, d)
 	// After compactLexicon, which may put copies in the flags' places.
 	s.recordChanges(prev, d)
 	s.fresh = d.fresh
@@ -83,42 +91,46 @@ func empty() *Snapshot {
 	return s
 }
 
-// collect makes the flags, ordered by id: prev's with ch's merged in, or
-// for a full change ch's alone, sharing prev's flags that did not change.
+// collect makes the flags in new slots, ordered by id and without holes:
+// prev's with ch's merged in, or for a full change ch's alone, sharing
+// prev's flags that did not change. It is the first build's route, and
+// that of a build that renumbers (see slotSlack).
 func (s *Snapshot) collect(prev *Snapshot, ch Change) (delta, error) {
 	in := sortedByID(ch.Flags)
 	var a *arena
 	if len(in) >= arenaMin {
 		a = newArena()
 	}
+	old := prev.slotsByID()
 	n := len(in)
 	if !ch.Full {
-		n += prev.flags.len()
+		n += len(old)
 	}
 	flags := make([]*Flag, 0, n)
 	d := delta{remap: make([]int32, prev.flags.len())}
-	old := &prev.flags
-	for i, j := 0, 0; i < old.len() || j < len(in); {
+	for i := range d.remap {
+		d.remap[i] = -1
+	}
+	for i, j := 0, 0; i < len(old) || j < len(in); {
 		var pf *Flag
 		var x *FlagInput
 		switch {
-		case j == len(in) || i < old.len() && old.at(int32(i)).ID < ch.Flags[in[j]].ID:
-			pf = old.at(int32(i))
-		case i == old.len() || old.at(int32(i)).ID > ch.Flags[in[j]].ID:
+		case j == len(in) || i < len(old) && prev.flags.at(old[i]).ID < ch.Flags[in[j]].ID:
+			pf = prev.flags.at(old[i])
+		case i == len(old) || prev.flags.at(old[i]).ID > ch.Flags[in[j]].ID:
 			x = &ch.Flags[in[j]]
 		default:
-			pf, x = old.at(int32(i)), &ch.Flags[in[j]]
+			pf, x = prev.flags.at(old[i]), &ch.Flags[in[j]]
 		}
 		nf, err := s.next(pf, x, ch.Full, a)
 		if err != nil {
 			return d, err
 		}
 		if pf != nil {
-			d.remap[i] = -1
 			if nf == pf {
-				d.remap[i] = int32(len(flags))
+				d.remap[old[i]] = int32(len(flags))
 			} else {
-				d.stale = append(d.stale, int32(i))
+				d.stale = append(d.stale, old[i])
 				d.moved = d.moved || nf == nil
 			}
 			i++
@@ -134,55 +146,114 @@ func (s *Snapshot) collect(prev *Snapshot, ch Change) (delta, error) {
 			flags = append(flags, nf)
 		}
 	}
-	s.flags = pagedOf(flags)
+	slices.Sort(d.stale)
+	s.flags, s.live = pagedOf(flags), len(flags)
 	return d, nil
 }
 
-// collectInPlace is collect for a change that adds and removes no flag
-// (votes, edits): the flags keep their positions, so it copies prev's and
-// replaces the changed ones, without a walk of every flag or a remap. It
-// reports false, having done nothing, for a change that may add or remove
-// a flag; collect then makes the flags.
-func (s *Snapshot) collectInPlace(prev *Snapshot, ch Change) (delta, bool, error) {
+// slotsByID returns the slots of the flags, ordered by their ids.
+func (s *Snapshot) slotsByID() []int32 {
+	out := make([]int32, 0, s.live)
+	for i, f := range s.flags.all() {
+		if f != nil {
+			out = append(out, i)
+		}
+	}
+	slices.SortFunc(out, func(a, b int32) int { return strings.Compare(s.flags.at(a).ID, s.flags.at(b).ID) })
+	return out
+}
+
+// collectSlots is collect where every flag keeps its slot: a flag
+// replaced takes its place, a new one a slot after the last, and a
+// removed one leaves a hole. It copies only the pages of the slots it
+// writes, without a walk of every flag (but for a full change, whose
+// flags not read again are removed). It reports false, having done
+// nothing, for the first build and for one that would leave more holes
+// than slotSlack allows; collect then makes the flags.
+func (s *Snapshot) collectSlots(prev *Snapshot, ch Change) (delta, bool, error) {
 	var d delta
-	if ch.Full || prev.flags.len() == 0 {
+	if prev.live == 0 {
 		return d, false, nil
 	}
 	in := sortedByID(ch.Flags)
-	at := make([]int32, 0, len(in)) // prev's position of each approved flag of in, -1 for a flag approved in neither
-	for _, k := range in {
+	at := make([]int32, len(in)) // prev's slot of each flag of in, -1 for none
+	var seen []bool              // of a full change: the slots of prev read again
+	if ch.Full {
+		seen = make([]bool, prev.flags.len())
+	}
+	removed, added := 0, 0
+	for n, k := range in {
 		x := &ch.Flags[k]
-		i, ok := prev.byID[x.ID]
-		if ok != x.Approved {
-			return d, false, nil // an approval, a rejection or a deletion
-		}
-		if !ok {
+		i, ok := prev.byID.get(x.ID)
+		switch {
+		case !ok:
 			i = -1
+			if x.Approved {
+				added++
+			}
+		case !x.Approved:
+			removed++
 		}
-		at = append(at, i)
+		if ok && seen != nil {
+			seen[i] = true
+		}
+		at[n] = i
+	}
+	for i, ok := range seen {
+		if !ok && prev.flags.at(int32(i)) != nil {
+			removed++
+		}
+	}
+	live, slots := prev.live-removed+added, prev.flags.len()+added
+	if slots-live > live/slotSlack+holesFree {
+		return d, false, nil
 	}
 	var a *arena
 	if len(in) >= arenaMin {
 		a = newArena()
 	}
 	flags := prev.flags.edit()
-	for n, k := range in { // by id, so positions ascend
-		i := at[n]
+	for n, k := range in {
+		x, i := &ch.Flags[k], at[n]
 		if i < 0 {
+			if !x.Approved {
+				continue
+			}
+			nf, err := s.next(nil, x, false, a)
+			if err != nil {
+				return d, false, err
+			}
+			d.fresh = append(d.fresh, int32(flags.p.n))
+			d.moved = true
+			flags.push(nf)
 			continue
 		}
 		pf := prev.flags.at(i)
-		nf, err := s.next(pf, &ch.Flags[k], false, a)
+		nf, err := s.next(pf, x, false, a)
 		if err != nil {
 			return d, false, err
 		}
-		if nf != pf {
-			flags.set(i, nf)
-			d.stale = append(d.stale, i)
+		if nf == pf {
+			continue
+		}
+		flags.set(i, nf)
+		d.stale = append(d.stale, i)
+		if nf == nil {
+			d.moved = true
+		} else {
 			d.fresh = append(d.fresh, i)
 		}
 	}
-	s.flags = flags.done()
+	for i, ok := range seen {
+		if !ok && prev.flags.at(int32(i)) != nil {
+			flags.set(int32(i), nil)
+			d.stale = append(d.stale, int32(i))
+			d.moved = true
+		}
+	}
+	slices.Sort(d.stale)
+	slices.Sort(d.fresh)
+	s.flags, s.live = flags.done(), live
 	return d, true, nil
 }
 
@@ -230,35 +301,81 @@ func sortedByID(in []FlagInput) []int32 {
 	return out
 }
 
-// lookups makes the maps by id and by slug, sharing prev's where no flag
-// moved and no slug changed.
+// lookups makes the maps by id and by slug: from every flag where the
+// build renumbered the slots, else prev's with the entries the delta
+// names taken out and put in, sharing every shard it does not write.
 func (s *Snapshot) lookups(prev *Snapshot, d delta) error {
-	s.byID, s.bySlug = prev.byID, prev.bySlug
-	slugs := d.moved
-	for _, i := range d.fresh {
-		slugs = slugs || s.flags.at(i).Slug != prev.flags.at(i).Slug // unmoved: the same position
-	}
-	if d.moved {
-		s.byID = make(map[string]int32, s.flags.len())
+	if d.remap != nil {
+		s.byID, s.bySlug = newLookup(s.live), newLookup(s.live)
 		for i, f := range s.flags.all() {
-			s.byID[f.ID] = i
+			if j, dup := s.bySlug.get(f.Slug); dup {
+				return errSharedSlug(s.flags.at(j), f)
+			}
+			s.byID.shards[shardOf(f.ID)][f.ID] = i
+			s.bySlug.shards[shardOf(f.Slug)][f.Slug] = i
 		}
-	}
-	if !slugs {
 		return nil
 	}
-	s.bySlug = make(map[string]int32, s.flags.len())
-	for i, f := range s.flags.all() {
-		if j, dup := s.bySlug[f.Slug]; dup {
-			return fmt.Errorf("flags %s and %s share the slug %q", s.flags.at(j).ID, f.ID, f.Slug)
+	s.byID, s.bySlug = prev.byID, prev.bySlug
+	var ids, slugs *lookupEditor
+	for _, j := range d.stale { // every slug left before any is taken: two flags may swap theirs
+		pf, f := prev.flags.at(j), s.flags.at(j)
+		if f == nil {
+			if ids == nil {
+				ids = prev.byID.edit()
+			}
+			ids.del(pf.ID)
 		}
-		s.bySlug[f.Slug] = i
+		if f == nil || f.Slug != pf.Slug {
+			if slugs == nil {
+				slugs = prev.bySlug.edit()
+			}
+			slugs.del(pf.Slug)
+		}
+	}
+	for _, i := range d.fresh {
+		f := s.flags.at(i)
+		var pf *Flag
+		if int(i) < prev.flags.len() {
+			pf = prev.flags.at(i)
+		}
+		if pf == nil {
+			if ids == nil {
+				ids = prev.byID.edit()
+			}
+			ids.set(f.ID, i)
+		}
+		if pf == nil || f.Slug != pf.Slug {
+			if slugs == nil {
+				slugs = prev.bySlug.edit()
+			}
+			if j, dup := slugs.get(f.Slug); dup {
+				return errSharedSlug(s.flags.at(j), f)
+			}
+			slugs.set(f.Slug, i)
+		}
+	}
+	if ids != nil {
+		s.byID = ids.done()
+	}
+	if slugs != nil {
+		s.bySlug = slugs.done()
 	}
 	return nil
 }
 
+// errSharedSlug is the error of a build that would serve two flags under
+// one slug, a and b named in id order.
+func errSharedSlug(a, b *Flag) error {
+	if a.ID > b.ID {
+		a, b = b, a
+	}
+	return fmt.Errorf("flags %s and %s share the slug %q", a.ID, b.ID, a.Slug)
+}
+
 // attributes numbers the regions that first appear and packs every flag's
-// filter attributes (see attrOf).
+// filter attributes (see attrOf). The attributes of a hole are left as
+// they were: no list holds it.
 func (s *Snapshot) attributes(prev *Snapshot, d delta) {
 	s.regIdx = prev.regIdx
 	for _, i := range d.fresh {
@@ -270,13 +387,14 @@ func (s *Snapshot) attributes(prev *Snapshot, d delta) {
 			s.regIdx[r] = len(s.regIdx) + 1
 		}
 	}
-	if d.remap == nil { // no position shifted: share prev's where no attribute changed
+	if d.remap == nil { // every flag kept its slot: share prev's where no attribute changed
 		s.attr = prev.attr
 		own := false
 		for _, i := range d.fresh {
-			if a := s.attrOf(s.flags.at(i)); a != s.attr[i] {
+			if a := s.attrOf(s.flags.at(i)); int(i) >= len(s.attr) || a != s.attr[i] {
 				if !own {
-					s.attr, own = slices.Clone(prev.attr), true
+					s.attr, own = make([]uint32, s.flags.len()), true
+					copy(s.attr, prev.attr)
 				}
 				s.attr[i] = a
 			}
@@ -292,15 +410,4 @@ func (s *Snapshot) attributes(prev *Snapshot, d delta) {
 	for _, i := range d.fresh {
 		s.attr[i] = s.attrOf(s.flags.at(i))
 	}
-}
-
-// textChanged reports whether a flag's texts changed in place: the search
-// index, by position, cannot be shared.
-func textChanged(prev, s *Snapshot, d delta) bool {
-	for _, i := range d.fresh {
-		if s.flags.at(i).Text != prev.flags.at(i).Text {
-			return true
-		}
-	}
-	return false
 }

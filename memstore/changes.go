@@ -1,5 +1,10 @@
 package memstore
 
+import (
+	"slices"
+	"strings"
+)
+
 // Changes is what a snapshot changed against the one before it (the
 // snapshot of generation Gen-1), read from the build's delta: a listener
 // needs no diff of every flag. Each slice is ordered by flag id and is
@@ -34,7 +39,7 @@ func (s *Snapshot) recordChanges(prev *Snapshot, d delta) {
 	var c Changes
 	for _, i := range d.fresh {
 		f := s.flags.at(i)
-		j, ok := prev.byID[f.ID]
+		j, ok := prev.byID.get(f.ID)
 		switch {
 		case !ok:
 			c.Added = append(c.Added, f)
@@ -46,9 +51,13 @@ func (s *Snapshot) recordChanges(prev *Snapshot, d delta) {
 	}
 	for _, j := range d.stale {
 		pf := prev.flags.at(j)
-		if i, ok := s.byID[pf.ID]; !ok || s.flags.at(i).Slug != pf.Slug {
+		if i, ok := s.byID.get(pf.ID); !ok || s.flags.at(i).Slug != pf.Slug {
 			c.Removed = append(c.Removed, pf)
 		}
 	}
+	byID := func(a, b *Flag) int { return strings.Compare(a.ID, b.ID) }
+	slices.SortFunc(c.Votes, byID) // the delta is in slot order
+	slices.SortFunc(c.Added, byID)
+	slices.SortFunc(c.Removed, byID)
 	s.changes = c
 }

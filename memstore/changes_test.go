@@ -12,9 +12,8 @@ import (
 func sameChanges(t *testing.T, at string, prev, next *Snapshot) {
 	t.Helper()
 	var want Changes
-	for i := range next.Len() {
-		f := next.At(i)
-		j, ok := prev.byID[f.ID]
+	for _, f := range byIDOrder(next) {
+		j, ok := prev.byID.get(f.ID)
 		switch {
 		case !ok || prev.flags.at(j).Slug != f.Slug:
 			want.Added = append(want.Added, f)
@@ -22,9 +21,8 @@ func sameChanges(t *testing.T, at string, prev, next *Snapshot) {
 			want.Votes = append(want.Votes, f)
 		}
 	}
-	for j := range prev.Len() {
-		pf := prev.At(j)
-		if i, ok := next.byID[pf.ID]; !ok || next.flags.at(i).Slug != pf.Slug {
+	for _, pf := range byIDOrder(prev) {
+		if i, ok := next.byID.get(pf.ID); !ok || next.flags.at(i).Slug != pf.Slug {
 			want.Removed = append(want.Removed, pf)
 		}
 	}

@@ -72,7 +72,7 @@ func TestTriePrefix(t *testing.T) {
 			ids[i] = append(ids[i], lx.id([]byte(w)))
 		}
 	}
-	tr := buildTrie(len(words), lx.words, func(i int) []uint32 { return ids[i] })
+	tr := buildTrie(len(words), lx.words, func(i int32) []uint32 { return ids[i] })
 	tests := map[string][]string{"b": {"bu", "bus", "busy", "butter"}, "bus": {"bus", "busy"}, "bux": nil, "": {"bu", "bus", "busy", "butter", "ca"}}
 	for p, want := range tests {
 		lo, hi := tr.prefixRange(p)

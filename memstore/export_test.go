@@ -1,5 +1,10 @@
 package memstore
 
+import (
+	"slices"
+	"strings"
+)
+
 // OSAPrefixes lends the external tests (the relevance set's) the
 // reference distance the internal ones check typos with.
 var OSAPrefixes = osaPrefixes
@@ -16,6 +21,13 @@ func (s *Snapshot) Search(q string, limit int) ([]SearchHit, int) {
 		return nil, 0
 	}
 	return r.Hits, r.Total
+}
+
+// byIDOrder returns the flags of s in id order.
+func byIDOrder(s *Snapshot) []*Flag {
+	out := slices.Collect(s.Flags())
+	slices.SortFunc(out, func(a, b *Flag) int { return strings.Compare(a.ID, b.ID) })
+	return out
 }
 
 // flat is the order's positions in one slice.

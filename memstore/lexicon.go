@@ -22,7 +22,7 @@ func (s *Snapshot) compactLexicon() {
 	words := make([]int32, len(old.words))
 	stems := make([]int32, len(old.stems.words))
 	nw, ns, total := 0, 0, 0
-	for _, f := range s.flags.all() {
+	for f := range s.Flags() {
 		split := int(f.wordEnd[NumLangs-1])
 		for k, id := range f.words {
 			m, n := words, &nw
@@ -54,6 +54,9 @@ func (s *Snapshot) compactLexicon() {
 	renewed := make([]*Flag, len(flags))
 	all := make([]uint32, 0, total)
 	for i, f := range s.flags.all() {
+		if f == nil {
+			continue // a hole stays one
+		}
 		split := int(f.wordEnd[NumLangs-1])
 		from := len(all)
 		for k, id := range f.words {
@@ -84,3 +87,6 @@ func (s *Snapshot) compactLexicon() {
 	}
 	s.lexicon = lx
 }
+
+// size is the number of words and stems the lexicon holds.
+func (lx *lexicon) size() int { return len(lx.words) + len(lx.stems.words) }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // order is one sorted list of flag positions, cut into blocks that
@@ -20,11 +21,11 @@ type order struct {
 }
 
 // placeKey is where a flag goes in an order: its sort key in the order's
-// direction, then its total, descending, then its position, compared in
-// that sequence, each ascending (a descending field is complemented).
+// direction, then its total, descending, then its id, compared in that
+// sequence, each ascending (a descending field is complemented).
 type placeKey struct {
 	key, total int64
-	pos        int32
+	id         string
 }
 
 func (a placeKey) compare(b placeKey) int {
@@ -34,7 +35,7 @@ func (a placeKey) compare(b placeKey) int {
 	if a.total != b.total {
 		return cmp.Compare(a.total, b.total)
 	}
-	return cmp.Compare(a.pos, b.pos)
+	return strings.Compare(a.id, b.id)
 }
 
 // blockLen is the length a sorted list is cut at. A block that grows past
@@ -167,8 +168,10 @@ func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, af
 			*b = block{e: slices.Clone(b.e), fence: b.fence, own: true}
 		}
 		b.e = slices.Delete(b.e, g.i, g.i+1)
-		if g.i == len(b.e) && g.i > 0 {
-			b.fence = after(b.e[g.i-1]) // it stays: placed the same by both
+	}
+	for k := range w {
+		if b := &w[k]; b.own && len(b.e) > 0 {
+			b.fence = after(b.e[len(b.e)-1]) // it stays: placed the same by both
 		}
 	}
 	w = slices.DeleteFunc(w, func(b block) bool { return len(b.e) == 0 })

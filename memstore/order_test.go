@@ -19,7 +19,7 @@ func TestOrderReplace(t *testing.T) {
 		keys[i] = rng.Int64N(200) // many ties: position breaks them
 	}
 	place := func(k []int64) func(i int32) placeKey {
-		return func(i int32) placeKey { return placeKey{key: k[i], pos: i} }
+		return func(i int32) placeKey { return placeKey{key: k[i], id: idKey(i)} }
 	}
 	by := func(k []int64) func(i, j int32) int {
 		return func(i, j int32) int { return place(k)(i).compare(place(k)(j)) }
@@ -100,7 +100,7 @@ func TestOrderReplace(t *testing.T) {
 			out = append(out, i)
 		}
 	}
-	id := func(i int32) placeKey { return placeKey{pos: i} }
+	id := func(i int32) placeKey { return placeKey{id: idKey(i)} }
 	whole := cut(flat, id)
 	thin, _ := whole.replace(out, id, nil, id)
 	if len(thin.blocks) != 1 || !slices.Equal(thin.flat(), []int32{0, blockLen, 2 * blockLen, 3 * blockLen, 4 * blockLen,
@@ -122,7 +122,7 @@ func TestOrderSlice(t *testing.T) {
 	for i := range flat {
 		flat[i] = int32(i * 3)
 	}
-	o := cut(flat, func(i int32) placeKey { return placeKey{pos: i} })
+	o := cut(flat, func(i int32) placeKey { return placeKey{id: idKey(i)} })
 	for _, r := range [][2]int{{0, 0}, {0, 10}, {blockLen - 3, blockLen + 5}, {blockLen, 2 * blockLen}, {5, len(flat)}, {len(flat) - 1, len(flat)}} {
 		if got := o.slice(r[0], r[1]); !slices.Equal(got, flat[r[0]:r[1]]) {
 			t.Fatalf("slice(%d, %d) = %d entries, want %d", r[0], r[1], len(got), r[1]-r[0])
@@ -209,3 +209,6 @@ func TestPlacedOrdersEqualBuildFromScratch(t *testing.T) {
 		t.Fatalf("%d builds could not re-place a flag", n)
 	}
 }
+
+// idKey is an id that orders as the position i does.
+func idKey(i int32) string { return fmt.Sprintf("%010d", i) }

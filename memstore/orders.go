@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"iter"
 	"math"
 	"slices"
 	"sync/atomic"
@@ -13,7 +14,7 @@ import (
 // is a sort of every flag, split per list. Where no position shifted,
 // placeOrders does the same in the blocks the changes touch.
 func (s *Snapshot) buildOrders(prev *Snapshot, d delta) {
-	if !d.moved && s.placeOrders(prev, d) {
+	if d.remap == nil && s.placeOrders(prev, d) {
 		return
 	}
 	s.orders = make([]*orderSet, listRegion+1+len(s.regIdx))
@@ -43,7 +44,7 @@ func (s *Snapshot) buildOrders(prev *Snapshot, d delta) {
 	}
 	var lists []int
 	for l := range s.orders {
-		if d.moved || redo[l] { // a new region's list is one a fresh flag joined
+		if d.remap != nil || redo[l] { // a new region's list is one a fresh flag joined
 			lists = append(lists, l)
 			s.orders[l] = &orderSet{}
 		}
@@ -84,11 +85,12 @@ func (s *Snapshot) buildOrders(prev *Snapshot, d delta) {
 	}
 }
 
-// placeOrders is buildOrders where no flag was added or removed: each
-// fresh flag whose sort key (or total, the first tie-break) changed, or
-// that changed lists, is taken out of the orders it was in and put into
-// those it is in, each order copying only the blocks this touches. Lists
-// no fresh flag was or is in stay shared. It reports false if a flag was
+// placeOrders is buildOrders where every flag kept its slot: each flag
+// removed is taken out of the orders it was in, each one added put into
+// those it is in, and each replaced one whose sort key (or total, the
+// first tie-break) changed, or that changed lists, taken out and put
+// in, each order copying only the blocks this touches. Lists no fresh or
+// stale flag was or is in stay shared. It reports false if a flag was
 // not where prev's order says (a fault of the build's, counted in
 // placeFaults), and buildOrders then merges every list again.
 func (s *Snapshot) placeOrders(prev *Snapshot, d delta) bool {
@@ -107,19 +109,28 @@ func (s *Snapshot) placeOrders(prev *Snapshot, d delta) bool {
 		}
 		return m
 	}
-	for _, i := range d.fresh { // positions did not shift: prev's i is the flag it replaces
-		pf, f := prev.flags.at(i), s.flags.at(i)
-		was, is := listsOf(prev.attr[i]), listsOf(s.attr[i])
+	// Every flag kept its slot: a slot in stale and fresh holds prev's flag
+	// and the one replacing it, one in stale alone a flag removed, one in
+	// fresh alone a flag added.
+	for i, in := range unionOf(d.stale, d.fresh) {
+		var pf, f *Flag
+		var was, is []int
+		if in&inA != 0 {
+			pf, was = prev.flags.at(i), listsOfSlice(prev.attr[i])
+		}
+		if in&inB != 0 {
+			f, is = s.flags.at(i), listsOfSlice(s.attr[i])
+		}
 		for srt := Sort(0); srt < NumSorts; srt++ {
-			rekeyed := sortKey(pf, srt) != sortKey(f, srt) || pf.Total() != f.Total()
+			rekeyed := pf == nil || f == nil || sortKey(pf, srt) != sortKey(f, srt) || pf.Total() != f.Total()
 			for _, l := range was {
-				if rekeyed || !slices.Contains(is[:], l) {
+				if rekeyed || !slices.Contains(is, l) {
 					m := movesOf(l)
 					m.out[srt] = append(m.out[srt], i)
 				}
 			}
 			for _, l := range is {
-				if rekeyed || !slices.Contains(was[:], l) {
+				if rekeyed || !slices.Contains(was, l) {
 					m := movesOf(l)
 					m.in[srt] = append(m.in[srt], i)
 				}
@@ -148,6 +159,45 @@ func (s *Snapshot) placeOrders(prev *Snapshot, d delta) bool {
 		s.orders[l] = &set
 	}
 	return true
+}
+
+// listsOfSlice is listsOf as a slice.
+func listsOfSlice(attr uint32) []int {
+	l := listsOf(attr)
+	return l[:]
+}
+
+// Where unionOf found a value: in a, in b, or both.
+const (
+	inA = 1 << iota
+	inB
+)
+
+// unionOf yields each value of a or b (both ascending) once, ascending,
+// and where it is (inA, inB or both).
+func unionOf(a, b []int32) iter.Seq2[int32, int] {
+	return func(yield func(int32, int) bool) {
+		i, j := 0, 0
+		for i < len(a) || j < len(b) {
+			switch {
+			case j == len(b) || i < len(a) && a[i] < b[j]:
+				if !yield(a[i], inA) {
+					return
+				}
+				i++
+			case i == len(a) || b[j] < a[i]:
+				if !yield(b[j], inB) {
+					return
+				}
+				j++
+			default:
+				if !yield(a[i], inA|inB) {
+					return
+				}
+				i, j = i+1, j+1
+			}
+		}
+	}
 }
 
 // placeFaults counts the builds placeOrders gave up (see there); the tests
@@ -186,8 +236,8 @@ func merge(kept, ins []int32, order func(i, j int32) int) []int32 {
 	return append(out, kept[start:]...)
 }
 
-// compare orders two flag positions by sort srt: the primary key in the
-// given direction, then total desc, then id asc (position asc).
+// compare orders two flag slots by sort srt: the primary key in the
+// given direction, then total desc, then id asc.
 func (s *Snapshot) compare(srt Sort, desc bool, i, j int32) int {
 	return s.place(srt, desc, i).compare(s.place(srt, desc, j))
 }
@@ -200,5 +250,5 @@ func (s *Snapshot) place(srt Sort, desc bool, i int32) placeKey {
 	if desc {
 		k = ^k
 	}
-	return placeKey{key: k, total: ^f.Total(), pos: i}
+	return placeKey{key: k, total: ^f.Total(), id: f.ID}
 }

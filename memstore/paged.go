@@ -73,5 +73,16 @@ func (e *pageEditor[T]) set(i int32, v T) {
 	e.p.pages[k][i&(pageLen-1)] = v
 }
 
+// push appends v at position len, the list growing by one.
+func (e *pageEditor[T]) push(v T) {
+	i := int32(e.p.n)
+	if int(i)&(pageLen-1) == 0 && int(i>>pageBits) == len(e.p.pages) {
+		e.p.pages = append(e.p.pages, new([pageLen]T))
+		e.own[i>>pageBits] = true
+	}
+	e.p.n++
+	e.set(i, v)
+}
+
 // done returns the list as edited; the editor must not be used again.
 func (e *pageEditor[T]) done() paged[T] { return e.p }

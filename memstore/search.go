@@ -2,23 +2,83 @@ package memstore
 
 import (
 	"math"
+	"slices"
 	"sync"
 )
 
-// searchIndex holds, per language, a prefix trie of the folded words and
-// one of the stems of the flags of one snapshot, indexed by the flags'
-// position in the id-ordered slice.
+// searchIndex holds the search index of one snapshot's flags, by slot,
+// in one or two segments: the base, built over every flag at some build,
+// and the delta, over the flags added or given new texts since, which
+// every build that adds, removes or rewrites a flag makes anew (see
+// nextSearch). A query reads both; a flag is in one of them.
 type searchIndex struct {
-	tries [NumLangs]*trie
-	stems [NumLangs]*trie
-	n     int
+	// seg[0] is the base, seg[1] the delta or nil for none.
+	seg [numSegs]*segment
+	// dead has bit i set where the base's entry of slot i is stale: its
+	// flag was removed or its texts replaced since the base was built. A
+	// flag with its bit set, or in a slot past baseN, is the delta's.
+	dead     []uint64
+	baseN    int32
+	deltaOf  []int32 // the slots of the delta's flags, ascending
+	baseLex  int     // the lexicon's words and stems when the base was built
+	n, slots int     // the flags indexed, and the slots
 	// perFlag is each language's mean number of words per flag: what
 	// checking one candidate's own words costs.
 	perFlag [NumLangs]int
-	// nwords is, per flag and language, its number of distinct words (at
-	// most 255): the denominator of the share of its words matched.
-	nwords  [][NumLangs]uint8
-	scratch sync.Pool
+	// nwords is, per slot and language, its flag's number of distinct
+	// words (at most 255): the denominator of the share of its words
+	// matched.
+	nwords  paged[[NumLangs]uint8]
+	scratch *sync.Pool // shared by the indexes built from one another
+}
+
+// segment is a search index over some flags: per language, a prefix trie
+// of their folded words and one of their stems.
+type segment struct {
+	words, stems [NumLangs]vocab
+}
+
+// vocab is one trie of a segment, with the postings it holds of flags
+// since dead (see searchIndex.dead) counted out of its costs.
+type vocab struct {
+	*trie
+	gone []int32 // the vocabulary place of each dead posting, ascending
+}
+
+// cost is the number of live postings of the words in [lo, hi).
+func (v *vocab) cost(lo, hi int32) int {
+	c := v.trie.cost(lo, hi)
+	if len(v.gone) > 0 {
+		a, _ := slices.BinarySearch(v.gone, lo)
+		b, _ := slices.BinarySearch(v.gone, hi)
+		c -= b - a
+	}
+	return c
+}
+
+// segs returns the segments, the base first.
+func (ix *searchIndex) segs() []*segment {
+	if ix.seg[1] == nil {
+		return ix.seg[:1]
+	}
+	return ix.seg[:]
+}
+
+// numSegs is the most segments an index has.
+const numSegs = 2
+
+// isDead reports whether the base's entry of slot i is stale.
+func (ix *searchIndex) isDead(i int32) bool {
+	return ix.dead != nil && int(i>>6) < len(ix.dead) && ix.dead[i>>6]&(1<<(i&63)) != 0
+}
+
+// segOf returns the segment that holds the flag in slot i: 0 the base, 1
+// the delta.
+func (ix *searchIndex) segOf(i int32) int {
+	if i >= ix.baseN || ix.isDead(i) {
+		return 1
+	}
+	return 0
 }
 
 // flagState is what one query keeps about one flag; one array of them
@@ -46,21 +106,69 @@ type searchScratch struct {
 	tieGen uint64
 }
 
-func buildSearch(flags *paged[*Flag], lx *lexicon) *searchIndex {
+// buildSearch indexes every flag in one segment, the base; the scratch
+// of the index before (nil for none) carries over.
+func buildSearch(flags *paged[*Flag], lx *lexicon, pool *sync.Pool) *searchIndex {
 	n := flags.len()
-	ix := &searchIndex{n: n, nwords: make([][NumLangs]uint8, n)}
-	for l := range ix.tries {
-		ix.tries[l] = buildTrie(n, lx.words, func(i int) []uint32 { return flags.at(int32(i)).wordsOf(l) })
-		ix.stems[l] = buildTrie(n, lx.stems.words, func(i int) []uint32 { return flags.at(int32(i)).stemsOf(l) })
-		if n > 0 {
-			ix.perFlag[l] = (len(ix.tries[l].all) + n - 1) / n
-		}
-		for i, f := range flags.all() {
-			ix.nwords[i][l] = uint8(min(len(f.wordsOf(l)), math.MaxUint8))
+	ix := &searchIndex{baseN: int32(n), slots: n, baseLex: lx.size(), scratch: pool}
+	ix.seg[0] = buildSegment(lx, flags, func(vocab []string, ids func(int32) []uint32) *trie { return buildTrie(n, vocab, ids) })
+	nw := make([][NumLangs]uint8, n)
+	for i, f := range flags.all() {
+		if f != nil {
+			ix.n++
+			nw[i] = nwordsOf(f)
 		}
 	}
-	ix.scratch.New = func() any { return &searchScratch{st: make([]flagState, n)} }
+	ix.nwords = pagedOf(nw)
+	ix.countWords()
+	if ix.scratch == nil {
+		ix.scratch = &sync.Pool{New: func() any { return &searchScratch{} }}
+	}
 	return ix
+}
+
+// buildSegment indexes the flags build reaches: build makes the trie of
+// one vocabulary (the lexicon's words, or its stems) from each slot's ids
+// in it.
+func buildSegment(lx *lexicon, flags *paged[*Flag], build func(vocab []string, ids func(int32) []uint32) *trie) *segment {
+	g := &segment{}
+	for l := range int(NumLangs) {
+		g.words[l].trie = build(lx.words, func(i int32) []uint32 {
+			if f := flags.at(i); f != nil {
+				return f.wordsOf(l)
+			}
+			return nil // a hole
+		})
+		g.stems[l].trie = build(lx.stems.words, func(i int32) []uint32 {
+			if f := flags.at(i); f != nil {
+				return f.stemsOf(l)
+			}
+			return nil
+		})
+	}
+	return g
+}
+
+// nwordsOf is f's number of distinct words per language, at most 255.
+func nwordsOf(f *Flag) (n [NumLangs]uint8) {
+	for l := range n {
+		n[l] = uint8(min(len(f.wordsOf(l)), math.MaxUint8))
+	}
+	return n
+}
+
+// countWords sets perFlag from the live postings of the segments.
+func (ix *searchIndex) countWords() {
+	if ix.n == 0 {
+		return
+	}
+	for l := range ix.perFlag {
+		total := 0
+		for _, g := range ix.segs() {
+			total += len(g.words[l].all) - len(g.words[l].gone)
+		}
+		ix.perFlag[l] = (total + ix.n - 1) / ix.n
+	}
 }
 
 // SearchHit is one search result: a flag, its relevance and, per
@@ -184,6 +292,9 @@ func (s *Snapshot) Find(q Query, o FindOptions) (SearchResult, error) {
 	}
 	sc := ix.scratch.Get().(*searchScratch)
 	defer ix.scratch.Put(sc)
+	if len(sc.st) < ix.slots {
+		sc.st = slices.Grow(sc.st, ix.slots-len(sc.st))[:ix.slots] // zero marks: no stamp is 0
+	}
 	alive, err := s.rounds(sc, plans, budget, &res)
 	if err != nil || len(alive) == 0 {
 		return SearchResult{Work: res.Work}, err

@@ -19,11 +19,11 @@ type source struct {
 type plan struct {
 	w   *QueryWord
 	idx int // the word's place in the query
-	// words are, per language, the ranges of the word trie it matches,
-	// ordered and disjoint; stem is the index of its stem in the stem
-	// trie, or -1.
-	words       [NumLangs][]source
-	stem        [NumLangs]int32
+	// words are, per segment and language, the ranges of the word trie
+	// it matches, ordered and disjoint; stem is the index of its stem in
+	// the stem trie, or -1.
+	words       [numSegs][NumLangs][]source
+	stem        [numSegs][NumLangs]int32
 	postings    int // its postings: the cost of reading them
 	sourceWords int // vocabulary words and stems in its sources
 }
@@ -36,30 +36,37 @@ func (ix *searchIndex) plan(q Query, o *FindOptions) []plan {
 	for i := range q.words {
 		p := &plans[i]
 		p.w, p.idx = &q.words[i], i
-		for l, t := range ix.tries {
-			p.stem[l] = -1
-			if !o.searches(l) {
-				continue
+		for g, seg := range ix.segs() {
+			for l := range seg.words {
+				t := &seg.words[l]
+				p.stem[g][l] = -1
+				if !o.searches(l) {
+					continue
+				}
+				lo, hi := t.prefixRange(p.w.Text)
+				if !p.w.Prefix {
+					lo, hi = t.wordRange(p.w.Text)
+				}
+				if lo < hi && t.vocab[lo] == p.w.Text {
+					p.add(t, g, l, source{span{lo, lo + 1}, MatchExact})
+					lo++
+				}
+				if lo < hi {
+					p.add(t, g, l, source{span{lo, hi}, MatchPrefix})
+				}
 			}
-			lo, hi := t.prefixRange(p.w.Text)
-			if !p.w.Prefix {
-				lo, hi = t.wordRange(p.w.Text)
-			}
-			if lo < hi && t.vocab[lo] == p.w.Text {
-				p.add(t, l, source{span{lo, lo + 1}, MatchExact})
-				lo++
-			}
-			if lo < hi {
-				p.add(t, l, source{span{lo, hi}, MatchPrefix})
-			}
+		}
+		if ix.seg[1] == nil {
+			p.stem[1] = [NumLangs]int32{-1, -1, -1, -1}
 		}
 	}
 	return plans
 }
 
-// add adds src to the sources of language l and counts its cost.
-func (p *plan) add(t *trie, l int, src source) {
-	p.words[l] = append(p.words[l], src)
+// add adds src to the sources of segment g's language l and counts its
+// cost.
+func (p *plan) add(t *vocab, g, l int, src source) {
+	p.words[g][l] = append(p.words[g][l], src)
 	p.postings += t.cost(src.lo, src.hi)
 	p.sourceWords += int(src.hi - src.lo)
 }
@@ -91,27 +98,30 @@ func (ix *searchIndex) forgive(plans []plan, o *FindOptions, budget int, res *Se
 	left = min(left, budget-2*base) // room for the base's rounds and ranking
 	for i := range plans {
 		p := &plans[i]
-		var stems [NumLangs]int32
-		cost := 0
-		for l, t := range ix.stems {
-			stems[l] = -1
-			if o.searches(l) && p.w.runes >= minStemRunes {
-				if lo, hi := t.wordRange(p.w.stems[l]); lo < hi {
-					stems[l] = lo
-					cost += t.cost(lo, hi) + 1
+		var stems [numSegs][NumLangs]int32
+		cost, found := 0, 0
+		for g, seg := range ix.segs() {
+			for l := range seg.stems {
+				t := &seg.stems[l]
+				stems[g][l] = -1
+				if o.searches(l) && p.w.runes >= minStemRunes {
+					if lo, hi := t.wordRange(p.w.stems[l]); lo < hi {
+						stems[g][l] = lo
+						cost += t.cost(lo, hi) + 1
+						found++
+					}
 				}
 			}
 		}
-		if cost > 0 && cost <= left {
+		if ix.seg[1] == nil {
+			stems[1] = [NumLangs]int32{-1, -1, -1, -1}
+		}
+		if found > 0 && cost <= left {
 			left -= cost
 			p.stem = stems
 			res.stemmed |= 1 << p.idx
-			for l := range stems {
-				if stems[l] >= 0 {
-					p.postings += ix.stems[l].cost(stems[l], stems[l]+1)
-					p.sourceWords++
-				}
-			}
+			p.postings += cost - found
+			p.sourceWords += found
 		}
 		if MaxTypos(p.w.runes) > 0 && p.postings-stemCost(ix, p) < TypoBelow && left > 0 {
 			left -= ix.typos(p, o, left, res)
@@ -122,9 +132,11 @@ func (ix *searchIndex) forgive(plans []plan, o *FindOptions, budget int, res *Se
 // stemCost is the number of postings of p's stems.
 func stemCost(ix *searchIndex, p *plan) int {
 	c := 0
-	for l, v := range p.stem {
-		if v >= 0 {
-			c += ix.stems[l].cost(v, v+1)
+	for g, seg := range ix.segs() {
+		for l, v := range p.stem[g] {
+			if v >= 0 {
+				c += seg.stems[l].cost(v, v+1)
+			}
 		}
 	}
 	return c
@@ -133,28 +145,31 @@ func stemCost(ix *searchIndex, p *plan) int {
 // typos adds p's typo matches if its trie walks and their postings fit
 // in left, and returns the work it took from left.
 func (ix *searchIndex) typos(p *plan, o *FindOptions, left int, res *SearchResult) int {
-	var found [NumLangs][]source
+	var found [numSegs][NumLangs][]source
 	spent, cost, n := 0, 0, 0
 	var w *typoWalk
-	for l, t := range ix.tries {
-		if !o.searches(l) {
-			continue
-		}
-		if w == nil {
-			w = newTypoWalk(t, p.w.Text, left)
-		}
-		w.reset(t, left-spent)
-		done := w.run()
-		spent += w.visits
-		if !done {
-			res.Work += spent
-			return spent
-		}
-		for _, sp := range w.out {
-			for _, part := range subtract(sp, p.words[l]) {
-				found[l] = append(found[l], source{part, MatchTypo})
-				cost += t.cost(part.lo, part.hi)
-				n += int(part.hi - part.lo)
+	for g, seg := range ix.segs() {
+		for l := range seg.words {
+			t := &seg.words[l]
+			if !o.searches(l) {
+				continue
+			}
+			if w == nil {
+				w = newTypoWalk(t.trie, p.w.Text, left)
+			}
+			w.reset(t.trie, left-spent)
+			done := w.run()
+			spent += w.visits
+			if !done {
+				res.Work += spent
+				return spent
+			}
+			for _, sp := range w.out {
+				for _, part := range subtract(sp, p.words[g][l]) {
+					found[g][l] = append(found[g][l], source{part, MatchTypo})
+					cost += t.cost(part.lo, part.hi)
+					n += int(part.hi - part.lo)
+				}
 			}
 		}
 	}
@@ -162,11 +177,13 @@ func (ix *searchIndex) typos(p *plan, o *FindOptions, left int, res *SearchResul
 	if spent+cost+n > left || cost == 0 {
 		return spent
 	}
-	for l, t := range ix.tries {
-		for _, src := range found[l] {
-			p.add(t, l, src)
+	for g, seg := range ix.segs() {
+		for l := range seg.words {
+			for _, src := range found[g][l] {
+				p.add(&seg.words[l], g, l, src)
+			}
+			slices.SortFunc(p.words[g][l], func(a, b source) int { return int(a.lo - b.lo) })
 		}
-		slices.SortFunc(p.words[l], func(a, b source) int { return int(a.lo - b.lo) })
 	}
 	res.typos |= 1 << p.idx
 	return spent + cost + n

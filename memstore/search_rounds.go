@@ -59,12 +59,12 @@ func (s *Snapshot) rounds(sc *searchScratch, plans []plan, budget int, res *Sear
 
 // checkCost is what checking one candidate's words against p costs.
 func (ix *searchIndex) checkCost(p *plan) int {
-	c := 4 // reaching the flag
-	for l, srcs := range p.words {
+	c := 4                            // reaching the flag
+	for l, srcs := range p.words[0] { // as the base: most flags are its
 		if len(srcs) > 0 {
 			c += ix.perFlag[l] * lookups(len(srcs))
 		}
-		if p.stem[l] >= 0 {
+		if p.stem[0][l] >= 0 {
 			c += ix.perFlag[l]
 		}
 	}
@@ -107,20 +107,32 @@ var spread = func() (t [1 << NumLangs]uint32) {
 }()
 
 // unionRound reads the postings of p. In round 0 every flag found becomes
-// a candidate; later, only candidates found again survive.
+// a candidate; later, only candidates found again survive. The base's
+// postings of dead entries are passed over.
 func (ix *searchIndex) unionRound(sc *searchScratch, p *plan, r int, stamp uint32, alive, next []int32) ([]int32, []int32) {
-	for l, t := range ix.tries {
-		for _, src := range p.words[l] {
-			w := kindWeight[src.kind]
-			for v := src.lo; v < src.hi; v++ {
-				for _, f := range t.postings(v) {
-					alive = sc.noteMatch(f, r, stamp, w, l, alive)
+	for g, seg := range ix.segs() {
+		dead := ix.dead
+		if g > 0 {
+			dead = nil
+		}
+		for l := range seg.words {
+			t := seg.words[l].trie
+			for _, src := range p.words[g][l] {
+				w := kindWeight[src.kind]
+				for v := src.lo; v < src.hi; v++ {
+					for _, f := range t.postings(v) {
+						if dead == nil || dead[f>>6]&(1<<(f&63)) == 0 {
+							alive = sc.noteMatch(f, r, stamp, w, l, alive)
+						}
+					}
 				}
 			}
-		}
-		if v := p.stem[l]; v >= 0 {
-			for _, f := range ix.stems[l].postings(v) {
-				alive = sc.noteMatch(f, r, stamp, kindWeight[MatchStem], l, alive)
+			if v := p.stem[g][l]; v >= 0 {
+				for _, f := range seg.stems[l].postings(v) {
+					if dead == nil || dead[f>>6]&(1<<(f&63)) == 0 {
+						alive = sc.noteMatch(f, r, stamp, kindWeight[MatchStem], l, alive)
+					}
+				}
 			}
 		}
 	}
@@ -149,8 +161,9 @@ func (s *Snapshot) verifyRound(sc *searchScratch, p *plan, stamp uint32, alive, 
 		fl := s.flags.at(f)
 		st := &sc.st[f]
 		st.cur, st.langs = 0, 0
-		for l := range ix.tries {
-			if w := ix.weightIn(fl, p, l); w > 0 {
+		g := ix.segOf(f)
+		for l := range int(NumLangs) {
+			if w := ix.weightIn(fl, g, p, l); w > 0 {
 				st.cur = max(st.cur, w)
 				st.langs |= 1 << l
 			}
@@ -165,24 +178,26 @@ func (s *Snapshot) verifyRound(sc *searchScratch, p *plan, stamp uint32, alive, 
 }
 
 // weightIn is the weight of the best match of p among fl's words of
-// language l, 0 for none.
-func (ix *searchIndex) weightIn(fl *Flag, p *plan, l int) uint16 {
+// language l, 0 for none; fl is segment g's.
+func (ix *searchIndex) weightIn(fl *Flag, g int, p *plan, l int) uint16 {
 	best := uint16(0)
-	if srcs := p.words[l]; len(srcs) > 0 {
-		t := ix.tries[l]
+	seg := ix.segs()[g]
+	if srcs := p.words[g][l]; len(srcs) > 0 {
+		t := seg.words[l].trie
 		for _, id := range fl.wordsOf(l) {
-			if int(id) >= len(t.pos) || t.pos[id] < 0 {
+			v := t.vocabOf(id)
+			if v < 0 {
 				continue
 			}
-			if k, ok := kindOf(srcs, t.pos[id]); ok {
+			if k, ok := kindOf(srcs, v); ok {
 				best = max(best, kindWeight[k])
 			}
 		}
 	}
-	if v := p.stem[l]; v >= 0 && best < kindWeight[MatchStem] {
-		t := ix.stems[l]
+	if v := p.stem[g][l]; v >= 0 && best < kindWeight[MatchStem] {
+		t := seg.stems[l].trie
 		for _, id := range fl.stemsOf(l) {
-			if int(id) < len(t.pos) && t.pos[id] == v {
+			if t.vocabOf(id) == v {
 				best = kindWeight[MatchStem]
 			}
 		}

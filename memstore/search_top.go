@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 )
 
 // Rank is how Find orders its hits, as one number: higher is more
@@ -23,7 +24,7 @@ import (
 // asc.
 func (s *Snapshot) rank(st *flagState, f int32) float64 {
 	share := 0.0
-	for l, n := range s.search.nwords[f] {
+	for l, n := range s.search.nwords.at(f) {
 		if c := st.cnt >> (8 * l) & 0xff; c > 0 {
 			share = max(share, min(1, float64(c)*inverse[n]))
 		}
@@ -65,9 +66,10 @@ func (s *Snapshot) top(sc *searchScratch, alive []int32, limit int) ([]SearchHit
 	table := sc.tieGen == s.Gen && len(sc.tiePos) == s.flags.len()
 	tie := func(f int32) tieKey {
 		if table {
-			return tieKey{int64(sc.tiePos[f]), 0}
+			return tieKey{hi: int64(sc.tiePos[f])}
 		}
-		return tieKey{-s.flags.at(f).Total(), f}
+		fl := s.flags.at(f)
+		return tieKey{-fl.Total(), fl.ID}
 	}
 	if limit > MaxSearchLimit {
 		return s.topSorted(sc, alive, limit, tie)
@@ -105,12 +107,12 @@ func (s *Snapshot) top(sc *searchScratch, alive []int32, limit int) ([]SearchHit
 }
 
 // tieKey orders hits of equal rank, lower first: a flag's place in the
-// total desc, id asc order (hi, with lo 0), or its negated total (hi)
-// then its position (lo). Two fields, not one packed integer, so that no
-// vote count overflows it.
+// total desc, id asc order (hi, with id ""), or its negated total (hi)
+// then its id. Two fields, not one packed integer, so that no vote count
+// overflows it.
 type tieKey struct {
 	hi int64
-	lo int32
+	id string
 }
 
 // compare is -1, 0 or +1 as k comes before, with or after o.
@@ -118,7 +120,7 @@ func (k tieKey) compare(o tieKey) int {
 	if c := cmp.Compare(k.hi, o.hi); c != 0 {
 		return c
 	}
-	return cmp.Compare(k.lo, o.lo)
+	return strings.Compare(k.id, o.id)
 }
 
 // after reports whether k comes after o.
@@ -169,7 +171,7 @@ func (s *Snapshot) matches(sc *searchScratch, hits []SearchHit, pos []int32, pla
 		cnt := sc.st[pos[i]].cnt
 		for l := range int(NumLangs) {
 			if o.searches(l) && cnt>>(8*l)&0xff > 0 {
-				hits[i].Matches[l] = m.find(s.search, hits[i].Flag, plans, l)
+				hits[i].Matches[l] = m.find(s.search, hits[i].Flag, s.search.segOf(pos[i]), plans, l)
 			}
 		}
 	}
@@ -183,17 +185,18 @@ type matcher struct {
 	ends  []int  // where each of them ends in dist
 }
 
-// find returns the matched words of fl's text in language l.
-func (m *matcher) find(ix *searchIndex, fl *Flag, plans []plan, l int) []Match {
-	t := ix.tries[l]
+// find returns the matched words of fl's text in language l; fl is
+// segment g's.
+func (m *matcher) find(ix *searchIndex, fl *Flag, g int, plans []plan, l int) []Match {
+	t := ix.segs()[g].words[l].trie
 	ids := fl.wordsOf(l)
 	m.kinds = m.kinds[:0]
 	found := false
 	for _, id := range ids {
 		best := int8(-1)
-		if int(id) < len(t.pos) && t.pos[id] >= 0 {
+		if v := t.vocabOf(id); v >= 0 {
 			for _, p := range plans {
-				if k, ok := kindOf(p.words[l], t.pos[id]); ok && (best < 0 || int8(k) < best) {
+				if k, ok := kindOf(p.words[g][l], v); ok && (best < 0 || int8(k) < best) {
 					best = int8(k)
 				}
 			}
@@ -201,7 +204,7 @@ func (m *matcher) find(ix *searchIndex, fl *Flag, plans []plan, l int) []Match {
 		found = found || best >= 0
 		m.kinds = append(m.kinds, best)
 	}
-	stems := ix.stemsIn(fl, plans, l)
+	stems := ix.stemsIn(fl, g, plans, l)
 	if !found && stems == 0 {
 		return nil
 	}
@@ -248,16 +251,17 @@ func (m *matcher) distinct() int {
 }
 
 // stemsIn returns, as bits by query word, the plans whose stem in
-// language l is one of fl's stems.
-func (ix *searchIndex) stemsIn(fl *Flag, plans []plan, l int) uint16 {
+// language l is one of fl's stems; fl is segment g's.
+func (ix *searchIndex) stemsIn(fl *Flag, g int, plans []plan, l int) uint16 {
 	var out uint16
-	t := ix.stems[l]
+	t := ix.segs()[g].stems[l].trie
 	for _, id := range fl.stemsOf(l) {
-		if int(id) >= len(t.pos) || t.pos[id] < 0 {
+		v := t.vocabOf(id)
+		if v < 0 {
 			continue
 		}
 		for _, p := range plans {
-			if p.stem[l] == t.pos[id] {
+			if p.stem[g][l] == v {
 				out |= 1 << p.idx
 			}
 		}

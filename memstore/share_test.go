@@ -3,6 +3,7 @@ package memstore
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -17,7 +18,7 @@ func shareInputs(now time.Time) []FlagInput {
 	return ins
 }
 
-func mapID(m map[string]int32) uintptr { return uintptr(reflect.ValueOf(m).UnsafePointer()) }
+func mapID(m lookup) uintptr { return uintptr(reflect.ValueOf(m.shards).UnsafePointer()) }
 
 // A tick shares with the previous snapshot what it did not change: the
 // trends when it read none, the flags, the lookups, the search index and
@@ -66,17 +67,39 @@ func TestTickSharesWhatDidNotChange(t *testing.T) {
 		t.Error("a new slug and text did not rebuild the slug map and the search index, or rebuilt the id map")
 	}
 	added := ins[0]
-	added.ID, added.Slug = "f005", "s005" // between f00 and f01: every later position moves
+	added.ID, added.Slug = "f005", "s005" // between f00 and f01 by id, in a slot after the last
 	fourth, err := Build(third, Change{Flags: []FlagInput{added}, LoadedAt: now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fourth.search == third.search || mapID(fourth.byID) == mapID(third.byID) || fourth.Len() != 31 {
-		t.Error("a new flag did not rebuild the id map and the search index")
+	if fourth.search == third.search || mapID(fourth.byID) == mapID(third.byID) || fourth.Len() != 31 ||
+		fourth.Slots() != 31 || fourth.At(30).ID != added.ID {
+		t.Error("a new flag did not take the slot after the last, or left the id map or the search index as they were")
 	}
+	for i := range third.Slots() {
+		if fourth.At(i) != third.At(i) {
+			t.Errorf("slot %d changed", i)
+		}
+	}
+	joined := listsOf(fourth.attr[30])
 	for l := range fourth.orders {
-		if fourth.orders[l] == third.orders[l] {
-			t.Errorf("list %d shared although positions moved", l)
+		if shared := fourth.orders[l] == third.orders[l]; shared == slices.Contains(joined[:], l) {
+			t.Errorf("list %d: shared %v, joined %v", l, shared, !shared)
+		}
+	}
+	// Removed, it leaves a hole and the lists it leaves.
+	gone := added
+	gone.Approved = false
+	fifth, err := Build(fourth, Change{Flags: []FlagInput{gone}, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fifth.Len() != 30 || fifth.Slots() != 31 || fifth.At(30) != nil {
+		t.Errorf("removed, the flag left %d flags in %d slots", fifth.Len(), fifth.Slots())
+	}
+	for l := range fifth.orders {
+		if shared := fifth.orders[l] == fourth.orders[l]; shared == slices.Contains(joined[:], l) {
+			t.Errorf("list %d: shared %v, left %v", l, shared, !shared)
 		}
 	}
 }

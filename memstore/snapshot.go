@@ -19,9 +19,13 @@ type Snapshot struct {
 	LoadedAt time.Time // when the loader read the data
 	Trends   *Trends
 
-	flags  paged[*Flag] // ordered by id; a flag's index is its position
-	bySlug map[string]int32
-	byID   map[string]int32
+	// flags holds each flag in its slot, nil for a hole (see Build):
+	// a flag's slot is its position in the orders, the search index and
+	// attr, and stays the same from one snapshot to the next.
+	flags  paged[*Flag]
+	live   int // the flags in slots
+	bySlug lookup
+	byID   lookup
 	// orders are the sorted positions of every flag list, see listOf:
 	// all flags, then each category, each colour and each region.
 	orders []*orderSet
@@ -40,9 +44,9 @@ type Snapshot struct {
 	regions    []RegionCount
 	stats      Stats
 	changes    Changes // against the snapshot before, see Changes
-	// fresh are the positions of the flags this snapshot does not share
-	// with the one before, ascending; every flag where renewed (a
-	// compaction of the lexicon copied them all).
+	// fresh are the slots of the flags this snapshot does not share with
+	// the one before, ascending; every flag where renewed (a compaction
+	// of the lexicon copied them all).
 	fresh   []int32
 	renewed bool
 }
@@ -69,20 +73,36 @@ func (s *Snapshot) countIndex(cat, dom, reg int) int {
 }
 
 // Len is the number of approved flags.
-func (s *Snapshot) Len() int { return s.flags.len() }
+func (s *Snapshot) Len() int { return s.live }
 
-// At returns the flag at position i (0 <= i < Len), the positions ordering
-// the flags by id. A position is good for this snapshot only.
+// Slots is the number of slots, at least Len: the flags' and the holes'
+// (see Build).
+func (s *Snapshot) Slots() int { return s.flags.len() }
+
+// At returns the flag in slot i (0 <= i < Slots), nil for a hole. A
+// first build, and one that renumbers, puts the flags in id order
+// without holes.
 func (s *Snapshot) At(i int) *Flag { return s.flags.at(int32(i)) }
+
+// Flags yields every flag, in slot order.
+func (s *Snapshot) Flags() iter.Seq[*Flag] {
+	return func(yield func(*Flag) bool) {
+		for _, f := range s.flags.all() {
+			if f != nil && !yield(f) {
+				return
+			}
+		}
+	}
+}
 
 // Fresh yields the flags this snapshot holds and the one before (the
 // snapshot it was built from) did not: the flags new, changed or copied
-// by this build, in id order. The others are the same *Flag values as
+// by this build, in slot order. The others are the same *Flag values as
 // before, with whatever readers kept with them (see Flag.Encoding).
 func (s *Snapshot) Fresh() iter.Seq[*Flag] {
 	return func(yield func(*Flag) bool) {
 		if s.renewed {
-			for _, f := range s.flags.all() {
+			for f := range s.Flags() {
 				if !yield(f) {
 					return
 				}
@@ -99,7 +119,7 @@ func (s *Snapshot) Fresh() iter.Seq[*Flag] {
 
 // FlagBySlug finds an approved flag and its position.
 func (s *Snapshot) FlagBySlug(slug string) (*Flag, int, bool) {
-	i, ok := s.bySlug[slug]
+	i, ok := s.bySlug.get(slug)
 	if !ok {
 		return nil, 0, false
 	}
@@ -109,7 +129,7 @@ func (s *Snapshot) FlagBySlug(slug string) (*Flag, int, bool) {
 // Holds reports whether the snapshot holds exactly what in says: the
 // approved flag as read, or, for a flag in says is not approved, none.
 func (s *Snapshot) Holds(in *FlagInput) bool {
-	i, ok := s.byID[in.ID]
+	i, ok := s.byID.get(in.ID)
 	if !ok || !in.Approved {
 		return ok == in.Approved
 	}
@@ -124,7 +144,7 @@ func (s *Snapshot) Holds(in *FlagInput) bool {
 // Holds for a read that fetches only these columns, and a load then reads
 // whole only the rows it does not hold.
 func (s *Snapshot) HoldsVersion(id string, approved bool, red, green, updatedMS int64) bool {
-	i, ok := s.byID[id]
+	i, ok := s.byID.get(id)
 	if !ok || !approved {
 		return ok == approved
 	}
@@ -132,9 +152,12 @@ func (s *Snapshot) HoldsVersion(id string, approved bool, red, green, updatedMS 
 	return f.Red == red && f.Green == green && f.updatedMS == updatedMS
 }
 
-// PosOf returns the position of f, which must be a flag of this snapshot
-// (a page's or a search hit's).
-func (s *Snapshot) PosOf(f *Flag) int { return int(s.byID[f.ID]) }
+// PosOf returns the slot of f, which must be a flag of this snapshot (a
+// page's or a search hit's).
+func (s *Snapshot) PosOf(f *Flag) int {
+	i, _ := s.byID.get(f.ID)
+	return int(i)
+}
 
 // ListQuery selects a page of the flag list. Filters are applied before
 // paging.

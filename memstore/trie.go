@@ -2,7 +2,7 @@ package memstore
 
 import (
 	"slices"
-	"sort"
+	"strings"
 )
 
 // trie is a byte-wise prefix trie over one language's folded vocabulary.
@@ -17,10 +17,12 @@ type trie struct {
 	all []int32
 	off []int32
 	// pos maps a lexicon id to its index in vocab, or -1: a flag's own
-	// word ids tell in one step whether it has a word in a range.
-	pos   []int32
-	nodes []trieNode
-	edges []trieEdge // each node's children, contiguous, ordered by byte
+	// word ids tell in one step whether it has a word in a range. A
+	// sparse trie (see buildSparseTrie) maps them in sparse instead.
+	pos    []int32
+	sparse map[uint32]int32
+	nodes  []trieNode
+	edges  []trieEdge // each node's children, contiguous, ordered by byte
 }
 
 type trieNode struct {
@@ -34,13 +36,14 @@ type trieEdge struct {
 }
 
 // buildTrie indexes words: wordsOf(i) returns the ids (in lexicon) of
-// the unique folded words of flag i in this language.
-func buildTrie(n int, lexicon []string, wordsOf func(i int) []uint32) *trie {
+// the unique folded words of the flag in slot i in this language, nil for
+// a hole. It indexes the slots [0, n).
+func buildTrie(n int, lexicon []string, wordsOf func(i int32) []uint32) *trie {
 	// Count first, then fill one array: no posting list grows, and the
 	// collector sees one object instead of one per word.
 	counts := make([]int32, len(lexicon))
 	total := 0
-	for i := 0; i < n; i++ {
+	for i := range int32(n) {
 		for _, w := range wordsOf(i) {
 			counts[w]++
 			total++
@@ -52,32 +55,85 @@ func buildTrie(n int, lexicon []string, wordsOf func(i int) []uint32) *trie {
 			ids = append(ids, uint32(id))
 		}
 	}
-	sort.Slice(ids, func(a, b int) bool { return lexicon[ids[a]] < lexicon[ids[b]] })
-	t := &trie{vocab: make([]string, len(ids)), off: make([]int32, len(ids)+1),
-		all: make([]int32, total), pos: make([]int32, len(lexicon))}
+	t := &trie{pos: make([]int32, len(lexicon))}
 	for i := range t.pos {
 		t.pos[i] = -1
 	}
-	next := counts // reused: the next free position of each word's list
-	at := int32(0)
-	for k, id := range ids {
-		t.vocab[k] = lexicon[id]
-		t.pos[id] = int32(k)
-		c := next[id]
-		t.off[k] = at
-		next[id] = at
-		at += c
-	}
-	t.off[len(ids)] = at
-	for i := 0; i < n; i++ {
+	next := t.fillVocab(ids, lexicon, total, func(id uint32) int32 { return counts[id] },
+		func(id uint32, k int32) { t.pos[id] = k })
+	for i := range int32(n) {
 		for _, w := range wordsOf(i) {
-			t.all[next[w]] = int32(i)
-			next[w]++
+			t.all[next[t.pos[w]]] = i
+			next[t.pos[w]]++
 		}
 	}
 	t.nodes = []trieNode{{lo: 0, hi: int32(len(t.vocab))}}
 	t.fill(0, 0)
 	return t
+}
+
+// buildSparseTrie is buildTrie over the slots given, ascending, a few of
+// many: what it allocates follows the words of these flags, not the
+// lexicon's size. Its lexicon ids map to the vocabulary through a map.
+func buildSparseTrie(slots []int32, lexicon []string, wordsOf func(i int32) []uint32) *trie {
+	counts := map[uint32]int32{}
+	total := 0
+	for _, i := range slots {
+		for _, w := range wordsOf(i) {
+			counts[w]++
+			total++
+		}
+	}
+	ids := make([]uint32, 0, len(counts))
+	for id := range counts {
+		ids = append(ids, id)
+	}
+	t := &trie{sparse: make(map[uint32]int32, len(ids))}
+	next := t.fillVocab(ids, lexicon, total, func(id uint32) int32 { return counts[id] },
+		func(id uint32, k int32) { t.sparse[id] = k })
+	for _, i := range slots {
+		for _, w := range wordsOf(i) {
+			k := t.sparse[w]
+			t.all[next[k]] = i
+			next[k]++
+		}
+	}
+	t.nodes = []trieNode{{lo: 0, hi: int32(len(t.vocab))}}
+	t.fill(0, 0)
+	return t
+}
+
+// fillVocab sorts ids by their words into the vocabulary, lays out the
+// postings' offsets from each word's count, and tells at each id its
+// place; it returns, per place, where the next posting of its word goes.
+func (t *trie) fillVocab(ids []uint32, lexicon []string, total int, count func(uint32) int32, place func(id uint32, k int32)) []int32 {
+	slices.SortFunc(ids, func(a, b uint32) int { return strings.Compare(lexicon[a], lexicon[b]) })
+	t.vocab, t.off, t.all = make([]string, len(ids)), make([]int32, len(ids)+1), make([]int32, total)
+	next := make([]int32, len(ids))
+	at := int32(0)
+	for k, id := range ids {
+		t.vocab[k] = lexicon[id]
+		place(id, int32(k))
+		t.off[k], next[k] = at, at
+		at += count(id)
+	}
+	t.off[len(ids)] = at
+	return next
+}
+
+// vocabOf returns the place in the vocabulary of the word with lexicon
+// id id, or -1 where no flag indexed has it.
+func (t *trie) vocabOf(id uint32) int32 {
+	if t.sparse != nil {
+		if k, ok := t.sparse[id]; ok {
+			return k
+		}
+		return -1
+	}
+	if int(id) < len(t.pos) {
+		return t.pos[id]
+	}
+	return -1
 }
 
 // postings returns the flags that have vocabulary word v.

@@ -116,8 +116,9 @@ func cpuTime() time.Duration {
 // searchBench runs queries in turn, reporting CPU ns/op and the index's
 // work per query (postings read and words compared: what the search
 // budget bounds) besides ns/op.
-func searchBench(b *testing.B, queries []string) {
-	d := data(b)
+func searchBench(b *testing.B, queries []string) { searchOn(b, data(b).snap, queries) }
+
+func searchOn(b *testing.B, snap *memstore.Snapshot, queries []string) {
 	parsed := make([]memstore.Query, len(queries))
 	for i, q := range queries {
 		parsed[i], _ = memstore.ParseQuery(q)
@@ -129,7 +130,7 @@ func searchBench(b *testing.B, queries []string) {
 	for b.Loop() {
 		k := i % len(queries)
 		if _, err := memstore.ParseQuery(queries[k]); err == nil {
-			r, _ := d.snap.Find(parsed[k], memstore.FindOptions{Limit: 20})
+			r, _ := snap.Find(parsed[k], memstore.FindOptions{Limit: 20})
 			work += r.Work
 		}
 		i++
@@ -141,6 +142,25 @@ func searchBench(b *testing.B, queries []string) {
 // BenchmarkSearchRotating is the ordinary query: the data set's queries
 // in turn.
 func BenchmarkSearchRotating(b *testing.B) { searchBench(b, ordinaryQueries(b)) }
+
+// BenchmarkSearchRotatingDelta is BenchmarkSearchRotating over an index
+// with a delta: a load rewrote the texts of 1,000 flags (each given the
+// texts of another), so the base holds 1,000 dead entries and the delta
+// 1,000 flags, near the most it holds at 100,000 (see memstore.deltaMax).
+func BenchmarkSearchRotatingDelta(b *testing.B) {
+	d := data(b)
+	changed := make([]memstore.FlagInput, 1000)
+	for i := range changed {
+		changed[i] = d.inputs[i*89%len(d.inputs)]
+		changed[i].Text = d.inputs[(i*89+7)%len(d.inputs)].Text
+		changed[i].UpdatedAt = changed[i].UpdatedAt.Add(time.Second)
+	}
+	snap, err := memstore.Build(d.snap, memstore.Change{Flags: changed, LoadedAt: time.Now()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	searchOn(b, snap, ordinaryQueries(b))
+}
 
 // BenchmarkSearchWorst runs each of worstQueries: compare its cpu-ns/op
 // with BenchmarkSearchRotating's (the bound: at most 5x, under 2 ms).

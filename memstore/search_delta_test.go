@@ -1,0 +1,150 @@
+package memstore
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func deltaInput(i int, en string, now time.Time) FlagInput {
+	return FlagInput{ID: fmt.Sprintf("d%05d", i), Slug: fmt.Sprintf("d-%d", i), Approved: true, Category: Categories[0],
+		Text: [NumLangs]string{"tr", en, "de", "es"}, CreatedAt: now, UpdatedAt: now, Red: int64(i % 7)}
+}
+
+// sameSearch checks that got answers q as want does: the same hits, in
+// the same order, with the same ranks and matched words.
+func sameSearch(t *testing.T, at, q string, got, want *Snapshot) []SearchHit {
+	t.Helper()
+	a, an := got.Search(q, 1000)
+	b, bn := want.Search(q, 1000)
+	if an != bn || len(a) != len(b) {
+		t.Fatalf("%s: Search(%q) found %d, from scratch %d", at, q, an, bn)
+	}
+	for k := range a {
+		if a[k].Flag.ID != b[k].Flag.ID || a[k].Rank != b[k].Rank || !reflect.DeepEqual(a[k].Matches, b[k].Matches) {
+			t.Fatalf("%s: Search(%q)[%d] is %+v, from scratch %+v", at, q, k, a[k], b[k])
+		}
+	}
+	return a
+}
+
+// A removal leaves the base's postings in place, marked dead: the
+// costs a query plans by count the live ones only. With 60 flags saying
+// "money", the word is taken as meant (TypoBelow) and "monkey" is not
+// matched; with 20 of them removed, it is, as from scratch.
+func TestDeadPostingsCountedOut(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	var ins []FlagInput
+	for i := range 60 {
+		ins = append(ins, deltaInput(i, "money talks", now))
+	}
+	for i := 60; i < 63; i++ {
+		ins = append(ins, deltaInput(i, "monkey business", now))
+	}
+	snap, err := Build(nil, Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, n := snap.Search("money", 100); n != 60 {
+		t.Fatalf("money: %d hits, want the 60 exact ones", n)
+	}
+	var gone []FlagInput
+	for i := range 20 {
+		in := ins[i]
+		in.Approved = false
+		gone = append(gone, in)
+	}
+	next, err := Build(snap, Change{Flags: gone, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.search.seg[0].words[EN].trie != snap.search.seg[0].words[EN].trie || next.search.seg[1] != nil {
+		t.Fatal("a removal rebuilt the base, or made a delta")
+	}
+	scratch, err := Build(nil, Change{Full: true, Flags: append(ins[20:60:60], ins[60:]...), LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits := sameSearch(t, "after removals", "money", next, scratch); len(hits) != 43 {
+		t.Fatalf("money: %d hits, want 40 exact and 3 typos", len(hits))
+	}
+}
+
+// The delta holds at most deltaMax flags: past it, the next build folds
+// it into a new base. A flag rewritten again and again stays one flag of
+// the delta, but its new words fill the lexicon: past lexiconSlack more
+// than the base's, a build folds too, and the lexicon is compacted.
+func TestDeltaIsBounded(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	var ins []FlagInput
+	for i := range 300 {
+		ins = append(ins, deltaInput(i, fmt.Sprintf("word%d common", i), now))
+	}
+	snap, err := Build(nil, Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	folds, deltas := 0, 0
+	for i := 300; i < 300+3*deltaMax(600); i++ {
+		in := deltaInput(i, fmt.Sprintf("word%d common", i), now)
+		ins = append(ins, in)
+		next, err := Build(snap, Change{Flags: []FlagInput{in}, LoadedAt: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix := next.search
+		if len(ix.deltaOf) > deltaMax(next.Len()) {
+			t.Fatalf("%d flags: a delta of %d", next.Len(), len(ix.deltaOf))
+		}
+		if ix.seg[0] != snap.search.seg[0] && ix.seg[0].words[EN].trie != snap.search.seg[0].words[EN].trie {
+			folds++
+		}
+		if ix.seg[1] != nil {
+			deltas++
+		}
+		snap = next
+	}
+	if folds == 0 || deltas < 2*deltaMax(600) {
+		t.Fatalf("%d folds, %d builds with a delta", folds, deltas)
+	}
+	scratch, err := Build(nil, Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSearch(t, "after additions", "common word1", snap, scratch)
+	sameSearch(t, "after additions", "word999", snap, scratch)
+
+	rewritten := ins[0]
+	start := snap.lexicon.size()
+	folds = 0
+	for k := range 2000 {
+		rewritten.Text[EN] = fmt.Sprintf("fresh%d common", k)
+		next, err := Build(snap, Change{Flags: []FlagInput{rewritten}, LoadedAt: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(next.search.deltaOf) > 1+len(snap.search.deltaOf) {
+			t.Fatalf("rewrite %d: the delta grew from %d to %d", k, len(snap.search.deltaOf), len(next.search.deltaOf))
+		}
+		if next.search.seg[1] == nil {
+			folds++
+		}
+		// A fold compacts where words or stems alone pass the slack: the
+		// lexicon stays within twice the slack of what the flags use.
+		if n := next.lexicon.size(); n > start+2*start/lexiconSlack+8 {
+			t.Fatalf("rewrite %d: the lexicon holds %d words and stems, from %d", k, n, start)
+		}
+		snap = next
+	}
+	if folds == 0 {
+		t.Fatal("the rewrites never folded the delta")
+	}
+	ins[0] = rewritten
+	scratch, err = Build(nil, Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSearch(t, "after rewrites", "fresh1999", snap, scratch)
+	sameSearch(t, "after rewrites", "common", snap, scratch)
+}
