@@ -130,12 +130,19 @@ func (w *world) approved() []FlagInput {
 // renamed, moved to another (or a new) region, edited or deleted.
 func TestTicksEqualBuildFromScratch(t *testing.T) {
 	agg := Aggregates{Users: 5, VotesLast24h: 1, Last7d: 2, Last30d: 3}
-	defer func(n int) { holesFree = n }(holesFree)
+	defer func(n, d int) { holesFree, deltaFloor, waitFolds = n, d, false }(holesFree, deltaFloor)
 	renumbered := 0
 	for seed := range uint64(12) {
 		holesFree = pageLen
 		if seed%2 == 1 {
 			holesFree = 1 // renumber every few ticks
+		}
+		// Seeds 2, 5, 8, 11 fold the search index's delta every few
+		// ticks, in the background, taken in when built; seeds 3 and 9
+		// wait for each folding, so that it is taken in by the next tick.
+		deltaFloor, waitFolds = 256, false
+		if seed%3 == 2 || seed%6 == 3 {
+			deltaFloor, waitFolds = 4, seed%6 == 3
 		}
 		w := &world{rng: rand.New(rand.NewPCG(seed, 99)), flags: map[string]FlagInput{},
 			now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
@@ -178,6 +185,9 @@ func TestTicksEqualBuildFromScratch(t *testing.T) {
 	}
 	if renumbered == 0 {
 		t.Fatal("no build renumbered the slots")
+	}
+	if foldsTaken.Load() == 0 {
+		t.Fatal("no build took in a new base of the search index")
 	}
 }
 
@@ -249,6 +259,7 @@ func sameSnapshots(t *testing.T, at string, got, want *Snapshot, w *world) {
 	if !reflect.DeepEqual(got.Categories(), want.Categories()) || !reflect.DeepEqual(got.Regions(), want.Regions()) {
 		t.Fatalf("%s: categories or regions differ:\n%v %v\n%v %v", at, got.Categories(), got.Regions(), want.Categories(), want.Regions())
 	}
+	sameCosts(t, at, got, want)
 	// Exact, prefix, stem ("call", "kinder") and typo ("monye", "strase",
 	// "calsl") matches, over the base and the delta of the index.
 	for _, q := range append(propWords, "gro", "yas", "n", "kind mon", "calls bus late", "call", "kinder", "monye", "strase", "calsl", "lat monye") {

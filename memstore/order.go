@@ -134,16 +134,7 @@ func (o *order) locate(px placeKey, x int32) (k, i int, ok bool) {
 // both. It reports false, and leaves o as it was, if a position of out is
 // not in o.
 func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, after func(int32) placeKey) (order, bool) {
-	type block struct {
-		e     []int32
-		fence placeKey
-		own   bool // a copy of this build's, which it may write
-	}
-	w := make([]block, len(o.blocks))
-	for k, b := range o.blocks {
-		w[k] = block{e: b, fence: o.fence[k]}
-	}
-	// Find every position to take out in o as it is, then take them out.
+	// Find every position to take out in o as it is.
 	type at struct{ k, i int }
 	gone := make([]at, 0, len(out))
 	for _, x := range out {
@@ -153,77 +144,94 @@ func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, af
 		}
 		gone = append(gone, at{k, i})
 	}
+	// The blocks, their fences and which are this build's own copies (which
+	// it may write), as three arrays copied whole: a per-block loop over
+	// every block of a large list costs more than the changes themselves.
+	blocks, fence := slices.Clone(o.blocks), slices.Clone(o.fence)
+	own := make([]bool, len(blocks))
 	slices.SortFunc(gone, func(a, b at) int {
 		if a.k != b.k {
 			return a.k - b.k
 		}
 		return b.i - a.i // within a block, the last first: indexes stay good
 	})
+	emptied := false
 	for n, g := range gone {
 		if n > 0 && gone[n-1] == g {
 			continue // a position named twice
 		}
-		b := &w[g.k]
-		if !b.own {
-			*b = block{e: slices.Clone(b.e), fence: b.fence, own: true}
+		if !own[g.k] {
+			blocks[g.k], own[g.k] = slices.Clone(blocks[g.k]), true
 		}
-		b.e = slices.Delete(b.e, g.i, g.i+1)
+		blocks[g.k] = slices.Delete(blocks[g.k], g.i, g.i+1)
+		emptied = emptied || len(blocks[g.k]) == 0
 	}
-	for k := range w {
-		if b := &w[k]; b.own && len(b.e) > 0 {
-			b.fence = after(b.e[len(b.e)-1]) // it stays: placed the same by both
+	for n, g := range gone {
+		if e := blocks[g.k]; len(e) > 0 && (n == 0 || gone[n-1].k != g.k) {
+			fence[g.k] = after(e[len(e)-1]) // it stays: placed the same by both
 		}
 	}
-	w = slices.DeleteFunc(w, func(b block) bool { return len(b.e) == 0 })
+	if emptied {
+		j := 0
+		for k := range blocks {
+			if len(blocks[k]) > 0 {
+				blocks[j], fence[j], own[j] = blocks[k], fence[k], own[k]
+				j++
+			}
+		}
+		blocks, fence, own = blocks[:j], fence[:j], own[:j]
+	}
 	// Put each new position in the first block whose last entry comes
 	// after it (or the last block), splitting a block grown too long.
 	for _, x := range in {
 		px := after(x)
-		if len(w) == 0 {
-			w = append(w, block{e: []int32{x}, fence: px, own: true})
+		if len(blocks) == 0 {
+			blocks, fence, own = append(blocks, []int32{x}), append(fence, px), append(own, true)
 			continue
 		}
-		k := sort.Search(len(w), func(k int) bool { return w[k].fence.compare(px) > 0 })
-		k = min(k, len(w)-1)
-		b := &w[k]
-		if !b.own {
-			e := make([]int32, len(b.e), len(b.e)+8)
-			copy(e, b.e)
-			*b = block{e: e, fence: b.fence, own: true}
+		k := sort.Search(len(fence), func(k int) bool { return fence[k].compare(px) > 0 })
+		k = min(k, len(blocks)-1)
+		if !own[k] {
+			e := make([]int32, len(blocks[k]), len(blocks[k])+8)
+			copy(e, blocks[k])
+			blocks[k], own[k] = e, true
 		}
-		i := sort.Search(len(b.e), func(i int) bool { return after(b.e[i]).compare(px) > 0 })
-		b.e = slices.Insert(b.e, i, x)
-		if i == len(b.e)-1 {
-			b.fence = px
+		b := blocks[k]
+		i := sort.Search(len(b), func(i int) bool { return after(b[i]).compare(px) > 0 })
+		b = slices.Insert(b, i, x)
+		blocks[k] = b
+		if i == len(b)-1 {
+			fence[k] = px
 		}
-		if len(b.e) > 2*blockLen {
-			half := len(b.e) / 2
-			lo := block{e: slices.Clone(b.e[:half]), fence: after(b.e[half-1]), own: true}
-			hi := block{e: slices.Clone(b.e[half:]), fence: b.fence, own: true}
-			w[k] = lo
-			w = slices.Insert(w, k+1, hi)
+		if len(b) > 2*blockLen {
+			half := len(b) / 2
+			blocks[k] = slices.Clone(b[:half])
+			blocks = slices.Insert(blocks, k+1, slices.Clone(b[half:]))
+			fence = slices.Insert(fence, k, after(b[half-1]))
+			own = slices.Insert(own, k+1, true)
 		}
 	}
 	// Merge a short block this build wrote into its neighbour where the two
-	// fit in one: blocks never dwindle to a few entries each.
-	var r order
-	r.blocks = make([][]int32, 0, len(w))
-	r.fence = make([]placeKey, 0, len(w))
-	for k := 0; k < len(w); k++ {
-		b := w[k]
-		if n := len(r.blocks); n > 0 && (b.own || w[k-1].own) {
-			last := r.blocks[n-1]
-			if (len(b.e) < blockLen/4 || len(last) < blockLen/4) && len(last)+len(b.e) <= 2*blockLen {
-				m := make([]int32, 0, len(last)+len(b.e))
-				r.blocks[n-1] = append(append(m, last...), b.e...)
-				r.fence[n-1] = b.fence
-				w[k].own = true // the merged block is this build's
+	// fit in one: blocks never dwindle to a few entries each. Blocks this
+	// build did not write are moved, not copied.
+	j := 0
+	for k := range blocks {
+		b := blocks[k]
+		if j > 0 && (own[k] || own[j-1]) {
+			last := blocks[j-1]
+			if (len(b) < blockLen/4 || len(last) < blockLen/4) && len(last)+len(b) <= 2*blockLen {
+				m := make([]int32, 0, len(last)+len(b))
+				blocks[j-1], fence[j-1], own[j-1] = append(append(m, last...), b...), fence[k], true
 				continue
 			}
 		}
-		r.blocks = append(r.blocks, slices.Clip(b.e))
-		r.fence = append(r.fence, b.fence)
+		if own[k] {
+			b = slices.Clip(b)
+		}
+		blocks[j], fence[j], own[j] = b, fence[k], own[k]
+		j++
 	}
+	r := order{blocks: blocks[:j:j], fence: fence[:j:j]}
 	r.index()
 	return r, true
 }

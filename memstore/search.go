@@ -30,6 +30,9 @@ type searchIndex struct {
 	// matched.
 	nwords  paged[[NumLangs]uint8]
 	scratch *sync.Pool // shared by the indexes built from one another
+	// folding, when not nil, is a new base being built off the loads'
+	// path, which a later build takes in (see nextSearch).
+	folding *folding
 }
 
 // segment is a search index over some flags: per language, a prefix trie
@@ -106,12 +109,13 @@ type searchScratch struct {
 	tieGen uint64
 }
 
-// buildSearch indexes every flag in one segment, the base; the scratch
-// of the index before (nil for none) carries over.
-func buildSearch(flags *paged[*Flag], lx *lexicon, pool *sync.Pool) *searchIndex {
+// buildSearch indexes every flag in one segment, the base, from the
+// lexicon's words and stems; the scratch of the index before (nil for
+// none) carries over.
+func buildSearch(flags *paged[*Flag], words, stems []string, pool *sync.Pool) *searchIndex {
 	n := flags.len()
-	ix := &searchIndex{baseN: int32(n), slots: n, baseLex: lx.size(), scratch: pool}
-	ix.seg[0] = buildSegment(lx, flags, func(vocab []string, ids func(int32) []uint32) *trie { return buildTrie(n, vocab, ids) })
+	ix := &searchIndex{baseN: int32(n), slots: n, baseLex: len(words) + len(stems), scratch: pool}
+	ix.seg[0] = buildSegment(words, stems, flags, func(vocab []string, ids func(int32) []uint32) *trie { return buildTrie(n, vocab, ids) })
 	nw := make([][NumLangs]uint8, n)
 	for i, f := range flags.all() {
 		if f != nil {
@@ -130,16 +134,16 @@ func buildSearch(flags *paged[*Flag], lx *lexicon, pool *sync.Pool) *searchIndex
 // buildSegment indexes the flags build reaches: build makes the trie of
 // one vocabulary (the lexicon's words, or its stems) from each slot's ids
 // in it.
-func buildSegment(lx *lexicon, flags *paged[*Flag], build func(vocab []string, ids func(int32) []uint32) *trie) *segment {
+func buildSegment(words, stems []string, flags *paged[*Flag], build func(vocab []string, ids func(int32) []uint32) *trie) *segment {
 	g := &segment{}
 	for l := range int(NumLangs) {
-		g.words[l].trie = build(lx.words, func(i int32) []uint32 {
+		g.words[l].trie = build(words, func(i int32) []uint32 {
 			if f := flags.at(i); f != nil {
 				return f.wordsOf(l)
 			}
 			return nil // a hole
 		})
-		g.stems[l].trie = build(lx.stems.words, func(i int32) []uint32 {
+		g.stems[l].trie = build(stems, func(i int32) []uint32 {
 			if f := flags.at(i); f != nil {
 				return f.stemsOf(l)
 			}

@@ -3,6 +3,7 @@ package memstore
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -27,6 +28,24 @@ func sameSearch(t *testing.T, at, q string, got, want *Snapshot) []SearchHit {
 		}
 	}
 	return a
+}
+
+// sameCosts checks that got's index counts, in every language, as many
+// live postings of words and of stems as want's.
+func sameCosts(t *testing.T, at string, got, want *Snapshot) {
+	t.Helper()
+	count := func(s *Snapshot) (n [2][NumLangs]int) {
+		for _, g := range s.search.segs() {
+			for l := range g.words {
+				n[0][l] += g.words[l].cost(0, int32(len(g.words[l].vocab)))
+				n[1][l] += g.stems[l].cost(0, int32(len(g.stems[l].vocab)))
+			}
+		}
+		return n
+	}
+	if g, w := count(got), count(want); g != w {
+		t.Fatalf("%s: live postings %v, from scratch %v", at, g, w)
+	}
 }
 
 // A removal leaves the base's postings in place, marked dead: the
@@ -147,4 +166,72 @@ func TestDeltaIsBounded(t *testing.T) {
 	}
 	sameSearch(t, "after rewrites", "fresh1999", snap, scratch)
 	sameSearch(t, "after rewrites", "common", snap, scratch)
+}
+
+// From half of deltaMax a new base is built in the background, while the
+// loads go on with the base they have; the first load to find it built
+// takes it in, with a delta of what changed since it began (here over
+// two loads: a flag added, one rewritten, one removed, another added),
+// and answers as a build from scratch does.
+func TestFoldingIsTakenIn(t *testing.T) {
+	defer func(d int) { deltaFloor, foldGate = d, nil }(deltaFloor)
+	deltaFloor, foldGate = 8, make(chan struct{})
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	var ins []FlagInput
+	for i := range 100 { // words enough that the few new ones stay within lexiconSlack
+		ins = append(ins, deltaInput(i, fmt.Sprintf("word%d common alpha%d beta%d gamma%d", i, i, i, i), now))
+	}
+	snap, err := Build(nil, Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := snap.search.seg[0]
+	tick := func(in ...FlagInput) *searchIndex {
+		t.Helper()
+		if snap, err = Build(snap, Change{Flags: in, LoadedAt: now}); err != nil {
+			t.Fatal(err)
+		}
+		return snap.search
+	}
+	add := func(i int) FlagInput {
+		in := deltaInput(i, fmt.Sprintf("word%d common", i), now)
+		ins = append(ins, in)
+		return in
+	}
+	for i := 100; i < 104; i++ {
+		if ix := tick(add(i)); ix.seg[0] != base && ix.seg[0].words[EN].trie != base.words[EN].trie || ix.folding != nil {
+			t.Fatalf("flag %d: a new base, or one begun, below half of deltaMax", i)
+		}
+	}
+	ix := tick(add(104))
+	f := ix.folding
+	if f == nil || len(ix.deltaOf) != 5 {
+		t.Fatalf("no new base begun with a delta of 5 (%d)", len(ix.deltaOf))
+	}
+	ins[3].Text[EN] = "rewritten common"
+	ins[5].Red += 3 // a vote: the same texts, not the delta's
+	gone := ins[7]
+	gone.Approved = false
+	ins = slices.Delete(ins, 7, 8)
+	if ix := tick(add(105), ins[3], gone, ins[5]); ix.folding != f || ix.seg[0].words[EN].trie != base.words[EN].trie {
+		t.Fatal("a load waited for the new base, or dropped it")
+	}
+	tick(add(106))
+	close(foldGate)
+	<-f.done
+	ix = tick(add(107))
+	if ix.folding != nil || ix.baseN != 105 || ix.seg[0].words[EN].trie == base.words[EN].trie {
+		t.Fatalf("the new base was not taken in: %d slots", ix.baseN)
+	}
+	if !slices.Equal(ix.deltaOf, []int32{3, 105, 106, 107}) || !ix.isDead(3) || !ix.isDead(7) || ix.isDead(4) {
+		t.Fatalf("taken in with a delta of %v", ix.deltaOf)
+	}
+	scratch, err := Build(nil, Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"common", "word104", "word105", "word107", "word7", "word3", "rewritten", "word1", "commno"} {
+		sameSearch(t, "after the new base", q, snap, scratch)
+	}
+	sameCosts(t, "after the new base", snap, scratch)
 }
