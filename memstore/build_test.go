@@ -263,16 +263,7 @@ func sameSnapshots(t *testing.T, at string, got, want *Snapshot, w *world) {
 	// Exact, prefix, stem ("call", "kinder") and typo ("monye", "strase",
 	// "calsl") matches, over the base and the delta of the index.
 	for _, q := range append(propWords, "gro", "yas", "n", "kind mon", "calls bus late", "call", "kinder", "monye", "strase", "calsl", "lat monye") {
-		a, an := got.Search(q, 1000)
-		b, bn := want.Search(q, 1000)
-		if an != bn || len(a) != len(b) {
-			t.Fatalf("%s: Search(%q) %d, want %d", at, q, an, bn)
-		}
-		for k := range a {
-			if a[k].Flag.ID != b[k].Flag.ID || a[k].Rank != b[k].Rank || !reflect.DeepEqual(a[k].Matches, b[k].Matches) {
-				t.Fatalf("%s: Search(%q)[%d] differs: %+v, want %+v", at, q, k, a[k], b[k])
-			}
-		}
+		sameSearch(t, at, q, got, want)
 	}
 }
 
