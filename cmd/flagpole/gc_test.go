@@ -8,10 +8,11 @@ func TestGCPercent(t *testing.T) {
 		want int
 	}{
 		{1 << 20, 100},   // a tiny heap: the default
-		{64 << 20, 100},  // 128 MB of headroom is more than doubling
-		{160 << 20, 80},  // 100k flags: 128 MB
-		{256 << 20, 50},  // 128 MB
-		{512 << 20, 25},  // a quarter from here on
+		{32 << 20, 100},  // 64 MB of headroom is more than doubling
+		{64 << 20, 100},  // doubling is the most
+		{160 << 20, 40},  // 100k flags when ready: 64 MB
+		{256 << 20, 25},  // 64 MB, a quarter from here on
+		{512 << 20, 25},
 		{1536 << 20, 25}, // a million flags
 		{64 << 30, 25},
 	} {
