@@ -28,7 +28,7 @@ func appendItem(b []byte, f *memstore.Flag, e *memstore.Encoding) []byte {
 // renderDetail is the body of /flag/{slug}: f's detail object.
 func renderDetail(f *memstore.Flag) []byte {
 	e := encodingOf(f)
-	return appendDetail(make([]byte, 0, int(e.TextLen)+len(e.JSON)), f, e)
+	return appendDetail(make([]byte, 0, int(e.CutLen)+len(e.JSON)), f, e)
 }
 
 // appendDetail appends the detail object of f, encoded as e.
@@ -36,17 +36,18 @@ func appendDetail(b []byte, f *memstore.Flag, e *memstore.Encoding) []byte {
 	return appendSpliced(b, f, e, int32(len(e.JSON)))
 }
 
-// appendSpliced appends e.JSON[:end] with f's texts put back in their
-// places (end is past the texts).
+// appendSpliced appends e.JSON[:end] with f's strings put back in their
+// places (end is past them).
 func appendSpliced(b []byte, f *memstore.Flag, e *memstore.Encoding, end int32) []byte {
-	texts := &f.Text
+	cuts := f.Cuts()
+	strs := &cuts
 	if e.Escaped != nil {
-		texts = e.Escaped
+		strs = e.Escaped
 	}
 	at := int32(0)
-	for l, cut := range e.TextAt {
+	for k, cut := range e.CutAt {
 		b = append(b, e.JSON[at:cut]...)
-		b = append(b, texts[l]...)
+		b = append(b, strs[k]...)
 		at = cut
 	}
 	return append(b, e.JSON[at:end]...)
@@ -58,10 +59,25 @@ func appendSpliced(b []byte, f *memstore.Flag, e *memstore.Encoding, end int32) 
 func encodeFlag(buf []byte, f *memstore.Flag) ([]byte, memstore.Encoding) {
 	var e memstore.Encoding
 	b := buf[:0]
-	b = append(b, `{"id":`...)
-	b = appendString(b, f.ID)
-	b = append(b, `,"slug":`...)
-	b = appendString(b, f.Slug)
+	cuts := f.Cuts()
+	cut := func(k int) {
+		at := len(b)
+		e.CutAt[k] = int32(at)
+		b = appendString(b, cuts[k])
+		if esc := b[at+1 : len(b)-1]; len(esc) != len(cuts[k]) { // escaping lengthens what it changes
+			if e.Escaped == nil {
+				all := cuts
+				e.Escaped = &all
+			}
+			e.Escaped[k] = string(esc)
+		}
+		e.CutLen += int32(len(b) - at - 2)
+		b = append(b[:at], '"')
+	}
+	b = append(b, `{"id":"`...)
+	cut(0)
+	b = append(b, `,"slug":"`...)
+	cut(1)
 	b = append(b, `,"category":"`...)
 	b = append(b, f.Category.Enum()...)
 	b = append(b, `","region":`...)
@@ -78,18 +94,7 @@ func encodeFlag(buf []byte, f *memstore.Flag) ([]byte, memstore.Encoding) {
 		b = append(b, '"')
 		b = append(b, code...)
 		b = append(b, `":"`...)
-		at := len(b)
-		e.TextAt[l] = int32(at)
-		b = appendString(b, f.Text[l])
-		if esc := b[at+1 : len(b)-1]; len(esc) != len(f.Text[l]) { // escaping lengthens what it changes
-			if e.Escaped == nil {
-				texts := f.Text
-				e.Escaped = &texts
-			}
-			e.Escaped[l] = string(esc)
-		}
-		e.TextLen += int32(len(b) - at - 2)
-		b = append(b[:at], '"')
+		cut(2 + l)
 	}
 	b = append(b, `},"votes":`...)
 	b = appendVotes(b, f.Red, f.Green)

@@ -82,6 +82,9 @@ func TestEncodeFlagMatchesEncodingJSON(t *testing.T) {
 	for i := range 6 {
 		ins = append(ins, testInput(i, now))
 	}
+	odd := testInput(6, now) // an id and a slug that JSON escapes
+	odd.ID, odd.Slug = "flg_\"6\"\u2028", "flag-6\t<b>"
+	ins = append(ins, odd)
 	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
 	if err != nil {
 		t.Fatal(err)
@@ -233,9 +236,9 @@ func detailOf(f *memstore.Flag) []byte {
 	return appendDetail(nil, f, &e)
 }
 
-// An encoding holds no copy of the texts that JSON leaves as they are: the
-// flag's own texts are put back where they go. Of a flag with texts that
-// escaping changes, it holds only those, escaped.
+// An encoding holds no copy of the id, slug and texts that JSON leaves as
+// they are: the flag's own strings are put back where they go. Of a flag
+// with texts that escaping changes, it holds only those, escaped.
 func TestEncodingHoldsTextsOnce(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	ins := []memstore.FlagInput{testInput(1, now), testInput(3, now)}
@@ -249,9 +252,9 @@ func TestEncodingHoldsTextsOnce(t *testing.T) {
 	}
 	for _, f := range []*memstore.Flag{clean, escaped} {
 		_, e := encodeFlag(nil, f)
-		for l, text := range f.Text {
-			if bytes.Contains(e.JSON, []byte(strings.TrimSpace(text))) {
-				t.Errorf("flag %s: the encoding holds text %d: %s", f.ID, l, e.JSON)
+		for k, str := range f.Cuts() {
+			if bytes.Contains(e.JSON, []byte(strings.TrimSpace(str))) {
+				t.Errorf("flag %s: the encoding holds string %d: %s", f.ID, k, e.JSON)
 			}
 		}
 		if f == clean {
@@ -263,10 +266,10 @@ func TestEncodingHoldsTextsOnce(t *testing.T) {
 		if e.Escaped == nil {
 			t.Fatalf("flag %s: texts that escaping changes were not kept escaped", f.ID)
 		}
-		for l, text := range f.Text {
-			shared := unsafe.StringData(e.Escaped[l]) == unsafe.StringData(text)
-			if want := l != int(memstore.TR) && l != int(memstore.ES); shared != want {
-				t.Errorf("flag %s: text %d shared %v, want %v (%q)", f.ID, l, shared, want, e.Escaped[l])
+		for k, str := range f.Cuts() {
+			shared := unsafe.StringData(e.Escaped[k]) == unsafe.StringData(str)
+			if want := k != 2+int(memstore.TR) && k != 2+int(memstore.ES); shared != want {
+				t.Errorf("flag %s: string %d shared %v, want %v (%q)", f.ID, k, shared, want, e.Escaped[k])
 			}
 		}
 		if got := string(appendDetail(nil, f, &e)); !strings.Contains(got, `"es":"\"niño\"\n"`) {

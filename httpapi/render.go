@@ -19,7 +19,7 @@ func renderList(q memstore.ListQuery, page memstore.Page, total int) []byte {
 	size := 128
 	for k := range page.Len() {
 		e := encodingOf(page.At(k))
-		size += int(e.ItemEnd+e.TextLen) + 2
+		size += int(e.ItemEnd+e.CutLen) + 2
 	}
 	b := make([]byte, 0, size)
 	b = append(b, `{"count":`...)

@@ -53,20 +53,30 @@ type Flag struct {
 // snapshots that share a flag share it; a tick encodes only the flags it
 // brings (see Snapshot.Fresh).
 //
-// JSON is the detail object with its texts cut out: text l, escaped, goes
-// between the quotes at JSON[TextAt[l]]. Most texts need no escaping, and
-// the encoding then holds no copy of them: the flag's Text is what goes
-// there. The texts are most of a flag's bytes, and held twice they were
-// a sixth of the heap.
+// JSON is the detail object with the flag's own strings cut out (Cuts:
+// its id, its slug and its four texts): string k, escaped, goes between
+// the quotes at JSON[CutAt[k]]. Most need no escaping, and the encoding
+// then holds no copy of them: the flag's own string is what goes there.
+// The texts are most of a flag's bytes, and held twice they were a sixth
+// of the heap; the id and slug were a quarter of what was left.
 type Encoding struct {
 	JSON      []byte
-	TextAt    [NumLangs]int32
-	TextLen   int32 // the bytes of the four texts put back
-	ItemEnd   int32 // JSON[:ItemEnd] (texts put back) + "}" is the list item
-	SearchCut int32 // JSON[:SearchCut] (texts put back) starts the search item, before the rank
-	// Escaped holds the texts to put back where escaping changed one; nil
-	// where it changed none, and Flag.Text goes back.
-	Escaped *[NumLangs]string
+	CutAt     [NumCuts]int32
+	CutLen    int32 // the bytes of the strings put back
+	ItemEnd   int32 // JSON[:ItemEnd] (strings put back) + "}" is the list item
+	SearchCut int32 // JSON[:SearchCut] (strings put back) starts the search item, before the rank
+	// Escaped holds the strings to put back where escaping changed one;
+	// nil where it changed none, and Cuts goes back.
+	Escaped *[NumCuts]string
+}
+
+// NumCuts is the number of a flag's strings cut out of its encoding.
+const NumCuts = 2 + NumLangs
+
+// Cuts are the strings cut out of f's encoding, in the order they go
+// back: the id, the slug and the texts.
+func (f *Flag) Cuts() [NumCuts]string {
+	return [NumCuts]string{f.ID, f.Slug, f.Text[0], f.Text[1], f.Text[2], f.Text[3]}
 }
 
 // Encoding returns the encoding kept with f, or nil for none yet.
