@@ -7,11 +7,11 @@ func TestGCPercent(t *testing.T) {
 		live uint64
 		want int
 	}{
-		{1 << 20, 100},   // a tiny heap: the default
-		{32 << 20, 100},  // 64 MB of headroom is more than doubling
-		{64 << 20, 100},  // doubling is the most
-		{160 << 20, 40},  // 100k flags when ready: 64 MB
-		{256 << 20, 25},  // 64 MB, a quarter from here on
+		{1 << 20, 100},  // a tiny heap: the default
+		{32 << 20, 100}, // 64 MB of headroom is more than doubling
+		{64 << 20, 100}, // doubling is the most
+		{160 << 20, 40}, // 100k flags when ready: 64 MB
+		{256 << 20, 25}, // 64 MB, a quarter from here on
 		{512 << 20, 25},
 		{1536 << 20, 25}, // a million flags
 		{64 << 30, 25},
