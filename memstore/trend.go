@@ -2,7 +2,10 @@ package memstore
 
 import (
 	"encoding/binary"
+	"slices"
+	"strings"
 	"time"
+	"unsafe"
 )
 
 // TrendDays is how many days of history the API serves per flag.
@@ -69,29 +72,56 @@ func appendSeries(buf []byte, points []TrendPoint) []byte {
 }
 
 // Trends holds every flag's daily points. It is immutable: With returns a
-// new Trends that shares every series it did not touch, so snapshots carry
-// unchanged history over for free.
+// new Trends. It holds no pointer per flag: the ids and the series are
+// each one run of bytes, with an index of where each ends, and order
+// lists the entries by id. A map of ids to series was a third of its
+// bytes and two pointers a flag for the collector to follow.
 type Trends struct {
-	byFlag map[string]series
-	rows   int
-	first  int32 // the earliest day held
+	keys, data      []byte
+	keyEnd, dataEnd []uint32 // entry i is keys[keyEnd[i-1]:keyEnd[i]], data[dataEnd[i-1]:dataEnd[i]]
+	order           []uint32 // the entries, ascending by id
+	rows            int
+	first           int32 // the earliest day held
 }
 
 // Rows is the number of points held.
 func (t *Trends) Rows() int { return t.rows }
 
 // Bytes is the size of the encoded series.
-func (t *Trends) Bytes() int {
-	n := 0
-	for _, s := range t.byFlag {
-		n += len(s)
+func (t *Trends) Bytes() int { return len(t.data) }
+
+// len is the number of flags held.
+func (t *Trends) len() int { return len(t.order) }
+
+// entry returns the id and series of entry i (in the order added).
+func (t *Trends) entry(i uint32) (string, series) {
+	k0, d0 := uint32(0), uint32(0)
+	if i > 0 {
+		k0, d0 = t.keyEnd[i-1], t.dataEnd[i-1]
 	}
-	return n
+	k := t.keys[k0:t.keyEnd[i]]
+	return unsafe.String(unsafe.SliceData(k), len(k)), series(t.data[d0:t.dataEnd[i]:t.dataEnd[i]])
+}
+
+// at returns the id and series of the i-th flag by id.
+func (t *Trends) at(i int) (string, series) { return t.entry(t.order[i]) }
+
+// series returns flagID's series, nil where none.
+func (t *Trends) series(flagID string) series {
+	i, ok := slices.BinarySearchFunc(t.order, flagID, func(e uint32, id string) int {
+		k, _ := t.entry(e)
+		return strings.Compare(k, id)
+	})
+	if !ok {
+		return nil
+	}
+	_, s := t.entry(t.order[i])
+	return s
 }
 
 // Of returns the points of a flag with Day in [from, to], ascending.
 func (t *Trends) Of(flagID string, from, to int32) []TrendPoint {
-	ps := t.byFlag[flagID].decode()
+	ps := t.series(flagID).decode()
 	lo, hi := 0, len(ps)
 	for lo < hi && ps[lo].Day < from {
 		lo++
@@ -102,27 +132,76 @@ func (t *Trends) Of(flagID string, from, to int32) []TrendPoint {
 	return ps[lo:hi]
 }
 
+// add appends flagID's series (its points encoded); done orders them.
+func (t *Trends) add(flagID string, points []TrendPoint) {
+	t.keys = append(t.keys, flagID...)
+	t.keyEnd = append(t.keyEnd, uint32(len(t.keys)))
+	t.data = appendSeries(t.data, points)
+	t.dataEnd = append(t.dataEnd, uint32(len(t.data)))
+	t.rows += len(points)
+	t.first = min(t.first, points[0].Day)
+}
+
+// done orders the entries by id, keeping the last of any id added twice,
+// and gives back the spare capacity of the appends.
+func (t *Trends) done() *Trends {
+	t.order = make([]uint32, len(t.keyEnd))
+	for i := range t.order {
+		t.order[i] = uint32(i)
+	}
+	slices.SortStableFunc(t.order, func(a, b uint32) int {
+		ka, _ := t.entry(a)
+		kb, _ := t.entry(b)
+		return strings.Compare(ka, kb)
+	})
+	kept := t.order[:0]
+	for i, e := range t.order {
+		k, _ := t.entry(e)
+		if i+1 < len(t.order) {
+			if next, _ := t.entry(t.order[i+1]); next == k {
+				_, s := t.entry(e)
+				t.rows -= s.count()
+				continue
+			}
+		}
+		kept = append(kept, e)
+	}
+	t.order = exact(kept)
+	t.keys, t.data = exact(t.keys), exact(t.data)
+	t.keyEnd, t.dataEnd = exact(t.keyEnd), exact(t.dataEnd)
+	return t
+}
+
+// exact is s in an array of its length: appends leave up to as much again
+// spare, which a history, kept for a day, would hold all that time.
+func exact[S ~[]E, E any](s S) S {
+	if cap(s)-len(s) <= len(s)/16 {
+		return s
+	}
+	return append(S(make([]E, 0, len(s))), s...)
+}
+
+func newTrends() *Trends { return &Trends{first: 1<<31 - 1} }
+
 // TrendBuilder makes a Trends from rows that come grouped by flag, days
-// ascending within a flag, as a full load reads them in key order.
+// ascending within a flag, as a full load reads them.
 type TrendBuilder struct {
 	t      *Trends
 	oldest int32
-	id     string
+	id     []byte
 	points []TrendPoint
-	arena  *arena // the ids and series: a history is built once and kept whole
 }
 
 // NewTrendBuilder starts an empty Trends keeping days from oldest on.
 func NewTrendBuilder(oldest int32) *TrendBuilder {
-	return &TrendBuilder{t: &Trends{byFlag: map[string]series{}, first: 1<<31 - 1}, oldest: oldest, arena: newArena()}
+	return &TrendBuilder{t: newTrends(), oldest: oldest}
 }
 
-// Add appends one row; flagID may be a reused buffer, it is copied when a
-// new flag starts.
+// Add appends one row; flagID may be a reused buffer.
 func (b *TrendBuilder) Add(flagID []byte, day int32, red, green int64) {
-	if string(flagID) != b.id {
+	if string(flagID) != string(b.id) {
 		b.flush()
-		b.id = b.arena.strBytes(flagID)
+		b.id = append(b.id[:0], flagID...)
 	}
 	if day < b.oldest {
 		return
@@ -134,10 +213,8 @@ func (b *TrendBuilder) Add(flagID []byte, day int32, red, green int64) {
 }
 
 func (b *TrendBuilder) flush() {
-	if b.id != "" && len(b.points) > 0 {
-		b.t.byFlag[b.id] = b.arena.keep(appendSeries(b.arena.buffer(len(b.points)*4), b.points))
-		b.t.rows += len(b.points)
-		b.t.first = min(b.t.first, b.points[0].Day)
+	if len(b.id) > 0 && len(b.points) > 0 {
+		b.t.add(string(b.id), b.points)
 	}
 	b.points = b.points[:0]
 }
@@ -145,35 +222,44 @@ func (b *TrendBuilder) flush() {
 // Done returns the Trends built.
 func (b *TrendBuilder) Done() *Trends {
 	b.flush()
-	b.id = ""
-	return b.t
+	b.id = b.id[:0]
+	return b.t.done()
 }
 
 // With returns t with rows merged in (a row for an existing day replaces
 // it); series that start more than trimSlack days before oldest are
 // trimmed to oldest.
 func (t *Trends) With(rows []TrendRow, oldest int32) *Trends {
-	n := &Trends{byFlag: make(map[string]series, len(t.byFlag)+1), first: 1<<31 - 1}
+	n := newTrends()
 	touched := map[string][]TrendRow{}
 	for _, r := range rows {
 		touched[r.FlagID] = append(touched[r.FlagID], r)
 	}
 	stale := oldest - trimSlack
-	for id, s := range t.byFlag {
+	n.keys = make([]byte, 0, len(t.keys))
+	n.data = make([]byte, 0, len(t.data))
+	for i := range t.len() {
+		id, s := t.at(i)
 		if _, ok := touched[id]; ok {
 			continue
 		}
 		if len(s) > 0 {
-			first, _ := binary.Uvarint(s)
-			if int32(first) < stale {
+			if first, _ := binary.Uvarint(s); int32(first) < stale {
 				touched[id] = nil // re-encode without the old days
 				continue
 			}
 		}
-		n.byFlag[id] = s
+		n.keys = append(n.keys, id...)
+		n.keyEnd = append(n.keyEnd, uint32(len(n.keys)))
+		n.data = append(n.data, s...)
+		n.dataEnd = append(n.dataEnd, uint32(len(n.data)))
+		n.rows += s.count()
+		if first, _ := binary.Uvarint(s); len(s) > 0 {
+			n.first = min(n.first, int32(first))
+		}
 	}
 	for id, rs := range touched {
-		ps := t.byFlag[id].decode()
+		ps := t.series(id).decode()
 		for _, r := range rs {
 			ps = upsertPoint(ps, TrendPoint{Day: r.Day, Red: r.Red, Green: r.Green})
 		}
@@ -182,20 +268,10 @@ func (t *Trends) With(rows []TrendRow, oldest int32) *Trends {
 			k++
 		}
 		if ps = ps[k:]; len(ps) > 0 {
-			n.byFlag[id] = encode(ps)
+			n.add(id, ps)
 		}
 	}
-	for _, s := range n.byFlag {
-		if len(s) > 0 {
-			first, _ := binary.Uvarint(s)
-			n.first = min(n.first, int32(first))
-		}
-	}
-	n.rows = 0
-	for _, s := range n.byFlag {
-		n.rows += s.count()
-	}
-	return n
+	return n.done()
 }
 
 // count is the number of points in s.

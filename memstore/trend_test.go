@@ -30,16 +30,24 @@ func TestTrendSeries(t *testing.T) {
 	if got := tr.Of("none", 0, 1000); len(got) != 0 {
 		t.Fatalf("unknown flag: %v", got)
 	}
-	// With: a new day, a replaced day, a new flag; the old ones shared.
+	// With: a new day, a replaced day, a new flag; the old ones kept.
 	n := tr.With([]TrendRow{{"a", 151, 7, 7}, {"a", 100, 6, 2}, {"c", 140, 1, 2}}, 100)
 	if got := n.Of("a", 0, 1000); !slices.Equal(got, []TrendPoint{{100, 6, 2}, {101, 4, 9}, {150, 1 << 40, 0}, {151, 7, 7}}) {
 		t.Fatalf("after With: %v", got)
 	}
-	if &n.byFlag["b"][0] != &tr.byFlag["b"][0] || n.Rows() != 6 {
-		t.Fatalf("untouched series not shared, or rows %d", n.Rows())
+	if got := n.Of("b", 0, 1000); !slices.Equal(got, []TrendPoint{{120, 0, 0}}) || n.Rows() != 6 {
+		t.Fatalf("untouched series %v, rows %d", got, n.Rows())
 	}
 	if tr.Of("a", 0, 1000)[0].Red != 5 {
 		t.Fatal("With changed the old Trends")
+	}
+	// A flag whose rows come twice, apart: the last run is held.
+	b = NewTrendBuilder(100)
+	for _, id := range []string{"z", "a", "z"} {
+		b.Add([]byte(id), 110+int32(len(id)), int64(len(b.t.keyEnd)), 0)
+	}
+	if d := b.Done(); !slices.Equal(d.Of("z", 0, 1000), []TrendPoint{{111, 1, 0}}) || d.Rows() != 2 || d.len() != 2 {
+		t.Fatalf("a flag twice: %v, %d rows, %d flags", d.Of("z", 0, 1000), d.Rows(), d.len())
 	}
 	// Update shares everything when nothing is new.
 	if u := n.Update([]TrendRow{{"a", 151, 7, 7}}, 100); u != n {
@@ -264,7 +272,9 @@ func TestTrendsAgreeWithModel(t *testing.T) {
 		oldest := int32(20 + rng.IntN(40))
 		b, m := NewTrendBuilder(oldest), trendModel{}
 		buf := make([]byte, 0, 8)
-		for _, id := range ids[:1+seed%len(ids)] {
+		built := slices.Clone(ids[:1+seed%len(ids)])
+		rng.Shuffle(len(built), func(i, j int) { built[i], built[j] = built[j], built[i] }) // a database's collation orders them its own way
+		for _, id := range built {
 			buf = append(buf[:0], id...) // a reused buffer, as the loader passes
 			day := int32(rng.IntN(80))
 			for range rng.IntN(40) {
@@ -306,6 +316,27 @@ func TestTrendsAgreeWithModel(t *testing.T) {
 			}
 			checkTrends(t, rng, ids, fmt.Sprintf("seed %d day %d", seed, day), next, m)
 			tr = next
+		}
+	}
+}
+
+// A history built or merged holds its bytes with little spare: it is kept
+// until the next day's, and the appends that made it leave up to as much
+// again.
+func TestTrendsHoldLittleSpare(t *testing.T) {
+	b := NewTrendBuilder(0)
+	for i := range 1000 {
+		for day := range int32(30) {
+			b.Add(fmt.Appendf(nil, "flg_%05d", i), day, int64(i)*int64(day), int64(day))
+		}
+	}
+	tr := b.Done()
+	for _, at := range []*Trends{tr, tr.With([]TrendRow{{"flg_new", 3, 1, 1}}, 0)} {
+		for name, lc := range map[string][2]int{"keys": {len(at.keys), cap(at.keys)}, "data": {len(at.data), cap(at.data)},
+			"keyEnd": {len(at.keyEnd), cap(at.keyEnd)}, "dataEnd": {len(at.dataEnd), cap(at.dataEnd)}, "order": {len(at.order), cap(at.order)}} {
+			if lc[0] == 0 || lc[1] > lc[0]*17/16 {
+				t.Errorf("%s: length %d, capacity %d", name, lc[0], lc[1])
+			}
 		}
 	}
 }
