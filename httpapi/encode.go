@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
@@ -19,93 +20,39 @@ func etag(body []byte) string {
 	return string(out)
 }
 
-// appendItem appends the list item of f, encoded as e.
-func appendItem(b []byte, f *memstore.Flag, e *memstore.Encoding) []byte {
-	b = appendSpliced(b, f, e, e.ItemEnd)
+// A flag is written from its fields on every render, no encoding of it
+// kept: its strings that JSON leaves as they are (most, and Flag.Verbatim
+// says which) are copied, its numbers and time formatted. Kept encodings
+// rendered an item in a third of the time (45 against 140 ns) but held
+// 400 bytes a flag, a sixth of the heap; a page is rendered once per
+// snapshot and then answered from the response cache.
+
+// appendItem appends the list item of f.
+func appendItem(b []byte, f *memstore.Flag) []byte {
+	b = appendHead(b, f)
+	b = appendCreated(b, f)
 	return append(b, '}')
 }
 
 // renderDetail is the body of /flag/{slug}: f's detail object.
 func renderDetail(f *memstore.Flag) []byte {
-	e := encodingOf(f)
-	return appendDetail(make([]byte, 0, int(e.CutLen)+len(e.JSON)), f, e)
+	return appendDetail(make([]byte, 0, flagSize(f)+256), f)
 }
 
-// appendDetail appends the detail object of f, encoded as e.
-func appendDetail(b []byte, f *memstore.Flag, e *memstore.Encoding) []byte {
-	return appendSpliced(b, f, e, int32(len(e.JSON)))
+// flagSize is about the bytes of f's object: its strings and the fields'
+// names and numbers.
+func flagSize(f *memstore.Flag) int {
+	n := 220
+	for _, s := range f.Cuts() {
+		n += len(s)
+	}
+	return n
 }
 
-// appendSpliced appends e.JSON[:end] with f's strings put back in their
-// places (end is past them).
-func appendSpliced(b []byte, f *memstore.Flag, e *memstore.Encoding, end int32) []byte {
-	cuts := f.Cuts()
-	strs := &cuts
-	if e.Escaped != nil {
-		strs = e.Escaped
-	}
-	at := int32(0)
-	for k, cut := range e.CutAt {
-		b = append(b, e.JSON[at:cut]...)
-		b = append(b, strs[k]...)
-		at = cut
-	}
-	return append(b, e.JSON[at:end]...)
-}
-
-// encodeFlag writes f's encoding (see memstore.Encoding) over buf's memory
-// (from its start, growing it as needed) and returns the buffer and the
-// encoding, whose JSON is in the buffer's memory.
-func encodeFlag(buf []byte, f *memstore.Flag) ([]byte, memstore.Encoding) {
-	var e memstore.Encoding
-	b := buf[:0]
-	cuts := f.Cuts()
-	cut := func(k int) {
-		at := len(b)
-		e.CutAt[k] = int32(at)
-		b = appendString(b, cuts[k])
-		if esc := b[at+1 : len(b)-1]; len(esc) != len(cuts[k]) { // escaping lengthens what it changes
-			if e.Escaped == nil {
-				all := cuts
-				e.Escaped = &all
-			}
-			e.Escaped[k] = string(esc)
-		}
-		e.CutLen += int32(len(b) - at - 2)
-		b = append(b[:at], '"')
-	}
-	b = append(b, `{"id":"`...)
-	cut(0)
-	b = append(b, `,"slug":"`...)
-	cut(1)
-	b = append(b, `,"category":"`...)
-	b = append(b, f.Category.Enum()...)
-	b = append(b, `","region":`...)
-	if f.Region == "" {
-		b = append(b, "null"...)
-	} else {
-		b = appendString(b, f.Region)
-	}
-	b = append(b, `,"text":{`...)
-	for l, code := range memstore.LangCodes {
-		if l > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '"')
-		b = append(b, code...)
-		b = append(b, `":"`...)
-		cut(2 + l)
-	}
-	b = append(b, `},"votes":`...)
-	b = appendVotes(b, f.Red, f.Green)
-	b = append(b, `,"dominant":"`...)
-	b = append(b, f.Dominant.String()...)
-	b = append(b, '"')
-	e.SearchCut = int32(len(b))
-	b = append(b, `,"createdAt":"`...)
-	b = f.CreatedAt().AppendFormat(b, TimeFormat)
-	b = append(b, '"')
-	e.ItemEnd = int32(len(b))
+// appendDetail appends the detail object of f.
+func appendDetail(b []byte, f *memstore.Flag) []byte {
+	b = appendHead(b, f)
+	b = appendCreated(b, f)
 	b = append(b, `,"contexts":[`...)
 	for i, c := range f.Contexts {
 		if i > 0 {
@@ -127,10 +74,102 @@ func encodeFlag(buf []byte, f *memstore.Flag) ([]byte, memstore.Encoding) {
 			b = appendString(b, *d)
 		}
 	}
-	b = append(b, "}}"...)
-	e.JSON = b[:len(b):len(b)]
-	return b, e
+	return append(b, "}}"...)
 }
+
+// appendHead appends the fields every form of f starts with, from its
+// "{" to its dominant colour: a search hit goes on with its rank, a list
+// item and the detail with createdAt.
+func appendHead(b []byte, f *memstore.Flag) []byte {
+	b = append(b, `{"id":`...)
+	b = appendCut(b, f, 0, f.ID)
+	b = append(b, `,"slug":`...)
+	b = appendCut(b, f, 1, f.Slug)
+	b = append(b, `,"category":"`...)
+	b = append(b, f.Category.Enum()...)
+	b = append(b, `","region":`...)
+	if f.Region == "" {
+		b = append(b, "null"...)
+	} else {
+		b = appendString(b, f.Region)
+	}
+	b = append(b, `,"text":{`...)
+	for l, code := range memstore.LangCodes {
+		if l > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, code...)
+		b = append(b, `":`...)
+		b = appendCut(b, f, 2+l, f.Text[l])
+	}
+	b = append(b, `},"votes":`...)
+	b = appendVotes(b, f.Red, f.Green)
+	b = append(b, `,"dominant":"`...)
+	b = append(b, f.Dominant.String()...)
+	return append(b, '"')
+}
+
+// appendCut appends s, f's string k (see Flag.Cuts), as a JSON string:
+// copied where it needs no escaping.
+func appendCut(b []byte, f *memstore.Flag, k int, s string) []byte {
+	if !f.Verbatim(k) {
+		return appendString(b, s)
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendCreated appends f's createdAt field.
+func appendCreated(b []byte, f *memstore.Flag) []byte {
+	b = append(b, `,"createdAt":"`...)
+	b = appendTimeMS(b, f.CreatedMS())
+	return append(b, '"')
+}
+
+// appendTimeMS appends the UTC time ms milliseconds after the Unix epoch
+// as TimeFormat does, by arithmetic on the days (the civil calendar of
+// Howard Hinnant's days_from_civil, inverted), a fifth of what
+// time.Time.AppendFormat takes; outside years 1970-9999 it is
+// AppendFormat.
+func appendTimeMS(b []byte, ms int64) []byte {
+	if ms < 0 || ms >= maxTimeMS {
+		return time.UnixMilli(ms).UTC().AppendFormat(b, TimeFormat)
+	}
+	days, rest := ms/86_400_000, ms%86_400_000
+	z := days + 719_468
+	era := z / 146_097
+	doe := z - era*146_097
+	yoe := (doe - doe/1460 + doe/36_524 - doe/146_096) / 365
+	y := yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d := doy - (153*mp+2)/5 + 1
+	m := mp + 3
+	if mp >= 10 {
+		m = mp - 9
+		y++
+	}
+	b = append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-')
+	b = append2(b, m)
+	b = append(b, '-')
+	b = append2(b, d)
+	b = append(b, 'T')
+	b = append2(b, rest/3_600_000)
+	b = append(b, ':')
+	b = append2(b, rest/60_000%60)
+	b = append(b, ':')
+	b = append2(b, rest/1000%60)
+	sub := rest % 1000
+	return append(b, '.', byte('0'+sub/100), byte('0'+sub/10%10), byte('0'+sub%10), 'Z')
+}
+
+// maxTimeMS is 10000-01-01T00:00:00Z, the first time of five digits.
+const maxTimeMS = 253_402_300_800_000
+
+// append2 appends n (0-99) as two digits.
+func append2(b []byte, n int64) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }
 
 // appendVotes appends a Votes object.
 func appendVotes(b []byte, red, green int64) []byte {

@@ -18,8 +18,7 @@ func appendTime(b []byte, t time.Time) []byte {
 func renderList(q memstore.ListQuery, page memstore.Page, total int) []byte {
 	size := 128
 	for k := range page.Len() {
-		e := encodingOf(page.At(k))
-		size += int(e.ItemEnd+e.CutLen) + 2
+		size += flagSize(page.At(k))
 	}
 	b := make([]byte, 0, size)
 	b = append(b, `{"count":`...)
@@ -44,7 +43,7 @@ func renderList(q memstore.ListQuery, page memstore.Page, total int) []byte {
 			b = append(b, ',')
 		}
 		f := page.At(k)
-		b = appendItem(b, f, encodingOf(f))
+		b = appendItem(b, f)
 	}
 	return append(b, "]}"...)
 }
@@ -67,8 +66,7 @@ func renderSearch(r searchReq, hits []memstore.SearchHit, total int) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		e := encodingOf(h.Flag)
-		b = appendSpliced(b, h.Flag, e, e.SearchCut)
+		b = appendHead(b, h.Flag)
 		b = append(b, `,"rank":`...)
 		b = strconv.AppendFloat(b, h.Rank, 'f', -1, 64)
 		b = appendMatches(b, &h.Matches)

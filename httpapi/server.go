@@ -72,7 +72,6 @@ type API struct {
 	engine  *gin.Engine
 	openapi *response
 	metrics *metrics
-	encoder *encoder
 	anon    *ratelimit.Addrs // nil: keyless traffic is not limited
 	// anonDetail is the detail of the keyless 429.
 	anonDetail string
@@ -111,7 +110,6 @@ func New(opt Options) (*API, error) {
 	}
 	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, log: opt.Log, now: opt.Now, openapi: newResponse(spec),
 		proxies: opt.TrustedProxies, stop: make(chan struct{})}
-	a.encoder = watch(opt.Store)
 	if opt.AnonRateLimit > 0 {
 		a.anon = ratelimit.NewAddrs(opt.AnonRateLimit, maxAnonAddrs)
 		a.anonDetail = fmt.Sprintf("requests without a valid API key may come %d a minute from one address; "+
@@ -153,7 +151,6 @@ func (a *API) Close() {
 		a.flushUnlogged()
 	}
 	a.cache.close()
-	a.encoder.close()
 	a.searches.close()
 }
 

@@ -2,8 +2,8 @@ package memstore
 
 import (
 	"slices"
-	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // FlagInput is one flag as the loader reads it from the database.
@@ -45,59 +45,66 @@ type Flag struct {
 	words   []uint32
 	wordEnd [NumLangs]uint16
 	stemEnd [NumLangs]uint16
-	enc     atomic.Pointer[Encoding]
+	// verbatim has bit k set when Cuts()[k] needs no escaping in JSON.
+	verbatim uint8
 }
 
-// Encoding is the HTTP layer's JSON of a flag, kept with the flag: a Flag
-// never changes once built, so neither does its encoding, and the
-// snapshots that share a flag share it; a tick encodes only the flags it
-// brings (see Snapshot.Fresh).
-//
-// JSON is the detail object with the flag's own strings cut out (Cuts:
-// its id, its slug and its four texts): string k, escaped, goes between
-// the quotes at JSON[CutAt[k]]. Most need no escaping, and the encoding
-// then holds no copy of them: the flag's own string is what goes there.
-// The texts are most of a flag's bytes, and held twice they were a sixth
-// of the heap; the id and slug were a quarter of what was left.
-type Encoding struct {
-	JSON      []byte
-	CutAt     [NumCuts]int32
-	CutLen    int32 // the bytes of the strings put back
-	ItemEnd   int32 // JSON[:ItemEnd] (strings put back) + "}" is the list item
-	SearchCut int32 // JSON[:SearchCut] (strings put back) starts the search item, before the rank
-	// Escaped holds the strings to put back where escaping changed one;
-	// nil where it changed none, and Cuts goes back.
-	Escaped *[NumCuts]string
-}
-
-// NumCuts is the number of a flag's strings cut out of its encoding.
-const NumCuts = 2 + NumLangs
-
-// Cuts are the strings cut out of f's encoding, in the order they go
-// back: the id, the slug and the texts.
+// Cuts are the strings of f that vary most from flag to flag, in the
+// order an encoding of f writes them: the id, the slug and the texts.
 func (f *Flag) Cuts() [NumCuts]string {
 	return [NumCuts]string{f.ID, f.Slug, f.Text[0], f.Text[1], f.Text[2], f.Text[3]}
 }
 
-// Encoding returns the encoding kept with f, or nil for none yet.
-func (f *Flag) Encoding() *Encoding { return f.enc.Load() }
+// NumCuts is the number of Cuts.
+const NumCuts = 2 + NumLangs
 
-// SetEncoding keeps e with f, unless f has one already; it returns the one
-// kept. Two readers that encode one flag at once keep the first's.
-func (f *Flag) SetEncoding(e *Encoding) *Encoding {
-	if f.enc.CompareAndSwap(nil, e) {
-		return e
+// Verbatim reports whether Cuts()[k] goes into a JSON string as it is
+// (JSONVerbatim), known from when f was built: an encoder copies such a
+// string where it would otherwise read it rune by rune.
+func (f *Flag) Verbatim(k int) bool { return f.verbatim&(1<<k) != 0 }
+
+// JSONVerbatim reports whether s goes into a JSON string unchanged: valid
+// UTF-8 with no control character, quote, backslash, U+2028 or U+2029,
+// the runes encoding/json escapes when it does not escape HTML.
+func JSONVerbatim(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == '"' || c == '\\' {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			return false
+		}
+		i += size
 	}
-	return f.enc.Load()
+	return true
 }
 
-// renumbered makes into a copy of f whose word and stem ids are words,
-// with f's encoding: the lexicon's compaction (see compactLexicon).
+// verbatimOf is the Verbatim bits of f's Cuts.
+func verbatimOf(f *Flag) uint8 {
+	var v uint8
+	for k, s := range f.Cuts() {
+		if JSONVerbatim(s) {
+			v |= 1 << k
+		}
+	}
+	return v
+}
+
+// CreatedMS is CreatedAt in milliseconds since the Unix epoch.
+func (f *Flag) CreatedMS() int64 { return f.createdMS }
+
+// renumbered makes into a copy of f whose word and stem ids are words:
+// the lexicon's compaction (see compactLexicon).
 func (f *Flag) renumbered(into *Flag, words []uint32) {
 	*into = Flag{ID: f.ID, Slug: f.Slug, Category: f.Category, Region: f.Region, Text: f.Text, Description: f.Description,
 		Contexts: f.Contexts, Red: f.Red, Green: f.Green, Dominant: f.Dominant, controversy: f.controversy,
-		createdMS: f.createdMS, updatedMS: f.updatedMS, words: words, wordEnd: f.wordEnd, stemEnd: f.stemEnd}
-	into.enc.Store(f.enc.Load())
+		createdMS: f.createdMS, updatedMS: f.updatedMS, words: words, wordEnd: f.wordEnd, stemEnd: f.stemEnd, verbatim: f.verbatim}
 }
 
 // lexicon numbers the folded words the snapshots of one loader have
@@ -183,6 +190,11 @@ func newFlag(in *FlagInput, cat Category, prev *Flag, lx *lexicon, a *arena) *Fl
 		}
 	}
 	f.Contexts = a.contexts(in.Contexts)
+	if prev != nil && prev.Cuts() == f.Cuts() {
+		f.verbatim = prev.verbatim
+	} else {
+		f.verbatim = verbatimOf(f)
+	}
 	if prev != nil && prev.Text == in.Text {
 		f.words, f.wordEnd, f.stemEnd = prev.words, prev.wordEnd, prev.stemEnd
 		return f
