@@ -36,26 +36,45 @@ type TrendRow struct {
 	Green  int64
 }
 
-// series is one flag's points, ascending by day, as varints of the
-// differences from the previous point: a few bytes per day instead of 24.
+// series is one flag's points, ascending by day, each as its difference
+// from the point before (the first from day 0, no votes). A point that
+// follows the day before with 0-15 more red votes and 0-7 more green, most
+// of them, is one byte: red<<3 | green. Any other is the byte wide, then
+// the three differences as varints.
 type series []byte
 
+// wide starts a point that is not one byte.
+const wide = 0x80
+
+// next decodes the point after prev at the start of s and returns it and
+// the rest of s.
+func (s series) next(prev TrendPoint) (TrendPoint, series) {
+	if b := s[0]; b != wide {
+		return TrendPoint{Day: prev.Day + 1, Red: prev.Red + int64(b>>3), Green: prev.Green + int64(b&7)}, s[1:]
+	}
+	s = s[1:]
+	d, n := binary.Uvarint(s)
+	s = s[n:]
+	r, n := binary.Varint(s)
+	s = s[n:]
+	g, n := binary.Varint(s)
+	return TrendPoint{Day: prev.Day + int32(d), Red: prev.Red + r, Green: prev.Green + g}, s[n:]
+}
+
 func (s series) decode() []TrendPoint {
-	var out []TrendPoint
+	out := make([]TrendPoint, 0, len(s))
 	var p TrendPoint
 	for len(s) > 0 {
-		d, n := binary.Uvarint(s)
-		s = s[n:]
-		r, n := binary.Varint(s)
-		s = s[n:]
-		g, n := binary.Varint(s)
-		s = s[n:]
-		p.Day += int32(d)
-		p.Red += r
-		p.Green += g
+		p, s = s.next(p)
 		out = append(out, p)
 	}
 	return out
+}
+
+// firstDay is the day of s's first point; s is not empty.
+func (s series) firstDay() int32 {
+	p, _ := s.next(TrendPoint{})
+	return p.Day
 }
 
 func encode(points []TrendPoint) series { return appendSeries(make([]byte, 0, len(points)*4), points) }
@@ -63,9 +82,15 @@ func encode(points []TrendPoint) series { return appendSeries(make([]byte, 0, le
 func appendSeries(buf []byte, points []TrendPoint) []byte {
 	var prev TrendPoint
 	for _, p := range points {
-		buf = binary.AppendUvarint(buf, uint64(p.Day-prev.Day))
-		buf = binary.AppendVarint(buf, p.Red-prev.Red)
-		buf = binary.AppendVarint(buf, p.Green-prev.Green)
+		d, r, g := p.Day-prev.Day, p.Red-prev.Red, p.Green-prev.Green
+		if d == 1 && r >= 0 && r < 16 && g >= 0 && g < 8 {
+			buf = append(buf, byte(r<<3|g))
+		} else {
+			buf = append(buf, wide)
+			buf = binary.AppendUvarint(buf, uint64(d))
+			buf = binary.AppendVarint(buf, r)
+			buf = binary.AppendVarint(buf, g)
+		}
 		prev = p
 	}
 	return buf
@@ -244,7 +269,7 @@ func (t *Trends) With(rows []TrendRow, oldest int32) *Trends {
 			continue
 		}
 		if len(s) > 0 {
-			if first, _ := binary.Uvarint(s); int32(first) < stale {
+			if s.firstDay() < stale {
 				touched[id] = nil // re-encode without the old days
 				continue
 			}
@@ -254,8 +279,8 @@ func (t *Trends) With(rows []TrendRow, oldest int32) *Trends {
 		n.data = append(n.data, s...)
 		n.dataEnd = append(n.dataEnd, uint32(len(n.data)))
 		n.rows += s.count()
-		if first, _ := binary.Uvarint(s); len(s) > 0 {
-			n.first = min(n.first, int32(first))
+		if len(s) > 0 {
+			n.first = min(n.first, s.firstDay())
 		}
 	}
 	for id, rs := range touched {
@@ -277,14 +302,8 @@ func (t *Trends) With(rows []TrendRow, oldest int32) *Trends {
 // count is the number of points in s.
 func (s series) count() int {
 	n := 0
-	for len(s) > 0 {
-		for k := 0; k < 3; k++ {
-			for len(s) > 0 && s[0] >= 0x80 {
-				s = s[1:]
-			}
-			s = s[1:]
-		}
-		n++
+	for p := (TrendPoint{}); len(s) > 0; n++ {
+		p, s = s.next(p)
 	}
 	return n
 }

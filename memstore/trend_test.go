@@ -243,7 +243,7 @@ func checkTrends(t *testing.T, rng *rand.Rand, ids []string, at string, tr *Tren
 	if tr.Rows() != m.rows() {
 		t.Fatalf("%s: %d rows, want %d", at, tr.Rows(), m.rows())
 	}
-	if b := tr.Bytes(); b < 3*tr.Rows() || b > 24*tr.Rows() {
+	if b := tr.Bytes(); b < tr.Rows() || b > 24*tr.Rows() {
 		t.Fatalf("%s: %d bytes for %d rows", at, b, tr.Rows())
 	}
 	for _, id := range append(ids, "none") {
@@ -337,6 +337,35 @@ func TestTrendsHoldLittleSpare(t *testing.T) {
 			if lc[0] == 0 || lc[1] > lc[0]*17/16 {
 				t.Errorf("%s: length %d, capacity %d", name, lc[0], lc[1])
 			}
+		}
+	}
+}
+
+// A day after the day before with a few votes is one byte; every other
+// point round-trips in the wide form.
+func TestSeriesBytes(t *testing.T) {
+	ps := []TrendPoint{{Day: 20000, Red: 3, Green: 1}}
+	small := [][2]int64{{0, 0}, {15, 7}, {1, 1}, {0, 7}, {15, 0}}
+	for _, d := range small {
+		last := ps[len(ps)-1]
+		ps = append(ps, TrendPoint{Day: last.Day + 1, Red: last.Red + d[0], Green: last.Green + d[1]})
+	}
+	s := encode(ps)
+	if want := len(encode(ps[:1])) + len(small); len(s) != want || s.count() != len(ps) {
+		t.Fatalf("%d small steps: %d bytes, want %d; count %d", len(small), len(s), want, s.count())
+	}
+	if got := s.decode(); !slices.Equal(got, ps) {
+		t.Fatalf("decoded %v, want %v", got, ps)
+	}
+	if epoch := []TrendPoint{{0, 1, 1}, {1, 2, 2}}; !slices.Equal(encode(epoch).decode(), epoch) {
+		t.Errorf("day 0 decoded as %v", encode(epoch).decode())
+	}
+	for _, step := range []TrendPoint{{1, 16, 0}, {1, 0, 8}, {1, -1, 0}, {1, 0, -1}, {2, 0, 0}, {300, 1 << 40, -(1 << 40)}, {1, 15, 8}} {
+		last := ps[len(ps)-1]
+		next := append(slices.Clone(ps), TrendPoint{Day: last.Day + step.Day, Red: last.Red + step.Red, Green: last.Green + step.Green})
+		w := encode(next)
+		if len(w) < len(s)+4 || w.count() != len(next) || w.firstDay() != 20000 || !slices.Equal(w.decode(), next) {
+			t.Errorf("step %v: %d bytes after %d, count %d, first day %d, decoded %v", step, len(w), len(s), w.count(), w.firstDay(), w.decode())
 		}
 	}
 }
