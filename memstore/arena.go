@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"slices"
+	"sync"
 	"unsafe"
 )
 
@@ -118,10 +119,15 @@ func (a *arena) strPtr(s string) *string {
 }
 
 // contexts returns a copy of cs, each value that is one of the context
-// enums sharing the enum's string.
+// enums sharing the enum's string. A list of one to four enums is shared
+// by every flag that carries it (contextLists): there are at most 1,554
+// such lists, and a copy per flag was 40 bytes of every flag.
 func (a *arena) contexts(cs []string) []string {
 	if len(cs) == 0 {
 		return nil
+	}
+	if shared := contextList(cs); shared != nil {
+		return shared
 	}
 	var out []string
 	if a == nil {
@@ -143,6 +149,37 @@ func (a *arena) contexts(cs []string) []string {
 		out = append(out, c)
 	}
 	return out
+}
+
+// contextLists are the lists of one to four context enums made so far,
+// by their enums' places in Contexts, each one plus one in four bits;
+// never more than the 6^4 + 6^3 + 6^2 + 6 lists there can be (repeats
+// included).
+var contextLists sync.Map // uint16 -> []string
+
+// contextList returns the shared list equal to cs, nil when cs is not
+// one to four enums.
+func contextList(cs []string) []string {
+	if len(cs) > 4 {
+		return nil
+	}
+	var key uint16
+	for _, c := range cs {
+		k := slices.Index(Contexts, c)
+		if k < 0 || k >= 15 {
+			return nil
+		}
+		key = key<<4 | uint16(k+1)
+	}
+	if l, ok := contextLists.Load(key); ok {
+		return l.([]string)
+	}
+	l := make([]string, len(cs))
+	for i, c := range cs {
+		l[i] = Contexts[slices.Index(Contexts, c)]
+	}
+	got, _ := contextLists.LoadOrStore(key, l)
+	return got.([]string)
 }
 
 // buffer is a scratch buffer of at least n bytes' capacity for encoding

@@ -187,6 +187,9 @@ func (pl *placement) carveStrs(i int) {
 	if !slices.Equal(got, cs) || cap(got) != len(cs) {
 		pl.t.Fatalf("contexts %d: %q (cap %d), want %q", i, got, cap(got), cs)
 	}
+	if len(cs) <= 4 {
+		return // a shared list (contextList), not the arena's
+	}
 	pl.strs.check(pl.t, fmt.Sprintf("contexts %d", i), len(cs), before, placeOf(a.strs), placeOf(got).p)
 }
 
@@ -244,6 +247,20 @@ func TestArenaContexts(t *testing.T) {
 		}
 		if a.contexts(nil) != nil || a.contexts([]string{}) != nil {
 			t.Errorf("arena %v: no contexts must be nil", a != nil)
+		}
+		// One to four enums: one list, shared by every flag that has it.
+		for _, list := range [][]string{{"WORK"}, {"ONLINE", "FRIEND"}, {"FAMILY", "FAMILY", "WORK", "ROMANTIC"}} {
+			one, two := a.contexts(slices.Clone(list)), newArena().contexts(slices.Clone(list))
+			if !slices.Equal(one, list) || &one[0] != &two[0] || cap(one) != len(one) {
+				t.Errorf("arena %v: %q gave %q and %q, shared %v", a != nil, list, one, two, &one[0] == &two[0])
+			}
+		}
+		if one, two := a.contexts([]string{"WORK", "FRIEND"}), a.contexts([]string{"FRIEND", "WORK"}); !slices.Equal(two, []string{"FRIEND", "WORK"}) || &one[0] == &two[0] {
+			t.Errorf("arena %v: an order is its own list: %q %q", a != nil, one, two)
+		}
+		five := []string{"WORK", "WORK", "WORK", "WORK", "WORK"}
+		if one, two := a.contexts(five), a.contexts(five); !slices.Equal(one, five) || &one[0] == &two[0] {
+			t.Errorf("arena %v: five contexts %q shared", a != nil, one)
 		}
 	}
 }
