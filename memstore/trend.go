@@ -62,7 +62,7 @@ func (s series) next(prev TrendPoint) (TrendPoint, series) {
 }
 
 func (s series) decode() []TrendPoint {
-	out := make([]TrendPoint, 0, len(s))
+	out := make([]TrendPoint, 0, s.count())
 	var p TrendPoint
 	for len(s) > 0 {
 		p, s = s.next(p)
@@ -105,15 +105,15 @@ type Trends struct {
 	keys, data      []byte
 	keyEnd, dataEnd []uint32 // entry i is keys[keyEnd[i-1]:keyEnd[i]], data[dataEnd[i-1]:dataEnd[i]]
 	order           []uint32 // the entries, ascending by id
-	rows            int
-	first           int32 // the earliest day held
+	rows, size      int      // points and bytes of series held
+	first           int32    // the earliest day held
 }
 
 // Rows is the number of points held.
 func (t *Trends) Rows() int { return t.rows }
 
 // Bytes is the size of the encoded series.
-func (t *Trends) Bytes() int { return len(t.data) }
+func (t *Trends) Bytes() int { return t.size }
 
 // len is the number of flags held.
 func (t *Trends) len() int { return len(t.order) }
@@ -180,16 +180,18 @@ func (t *Trends) done() *Trends {
 		return strings.Compare(ka, kb)
 	})
 	kept := t.order[:0]
+	t.first, t.size = 1<<31-1, 0
 	for i, e := range t.order {
-		k, _ := t.entry(e)
+		k, s := t.entry(e)
 		if i+1 < len(t.order) {
 			if next, _ := t.entry(t.order[i+1]); next == k {
-				_, s := t.entry(e)
 				t.rows -= s.count()
 				continue
 			}
 		}
 		kept = append(kept, e)
+		t.first = min(t.first, s.firstDay())
+		t.size += len(s)
 	}
 	t.order = exact(kept)
 	t.keys, t.data = exact(t.keys), exact(t.data)
