@@ -98,7 +98,7 @@ func (s *Snapshot) Flags() iter.Seq[*Flag] {
 // Fresh yields the flags this snapshot holds and the one before (the
 // snapshot it was built from) did not: the flags new, changed or copied
 // by this build, in slot order. The others are the same *Flag values as
-// before, with whatever readers kept with them (see Flag.Encoding).
+// before.
 func (s *Snapshot) Fresh() iter.Seq[*Flag] {
 	return func(yield func(*Flag) bool) {
 		if s.renewed {
