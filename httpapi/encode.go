@@ -61,13 +61,8 @@ func appendDetail(b []byte, f *memstore.Flag) []byte {
 		b = appendString(b, c)
 	}
 	b = append(b, `],"description":{`...)
-	for l, code := range memstore.LangCodes {
-		if l > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '"')
-		b = append(b, code...)
-		b = append(b, `":`...)
+	for l, key := range langKeys {
+		b = append(b, key...)
 		if d := f.Description[l]; d == nil {
 			b = append(b, "null"...)
 		} else {
@@ -76,6 +71,18 @@ func appendDetail(b []byte, f *memstore.Flag) []byte {
 	}
 	return append(b, "}}"...)
 }
+
+// langKeys are the keys of an object with a member per language (a
+// flag's text and description), each after the first with its comma.
+var langKeys = func() (keys [memstore.NumLangs]string) {
+	for l, code := range memstore.LangCodes {
+		if l > 0 {
+			keys[l] = ","
+		}
+		keys[l] += `"` + code + `":`
+	}
+	return keys
+}()
 
 // appendHead appends the fields every form of f starts with, from its
 // "{" to its dominant colour: a search hit goes on with its rank, a list
@@ -94,13 +101,8 @@ func appendHead(b []byte, f *memstore.Flag) []byte {
 		b = appendString(b, f.Region)
 	}
 	b = append(b, `,"text":{`...)
-	for l, code := range memstore.LangCodes {
-		if l > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '"')
-		b = append(b, code...)
-		b = append(b, `":`...)
+	for l, key := range langKeys {
+		b = append(b, key...)
 		b = appendCut(b, f, 2+l, f.Text[l])
 	}
 	b = append(b, `},"votes":`...)
