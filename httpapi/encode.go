@@ -63,10 +63,10 @@ func appendDetail(b []byte, f *memstore.Flag) []byte {
 	b = append(b, `],"description":{`...)
 	for l, key := range langKeys {
 		b = append(b, key...)
-		if d := f.Description[l]; d == nil {
+		if d, ok := f.Description(memstore.Lang(l)); !ok {
 			b = append(b, "null"...)
 		} else {
-			b = appendString(b, *d)
+			b = appendString(b, d)
 		}
 	}
 	return append(b, "}}"...)
@@ -89,21 +89,21 @@ var langKeys = func() (keys [memstore.NumLangs]string) {
 // item and the detail with createdAt.
 func appendHead(b []byte, f *memstore.Flag) []byte {
 	b = append(b, `{"id":`...)
-	b = appendCut(b, f, 0, f.ID)
+	b = appendCut(b, f, 0, f.ID())
 	b = append(b, `,"slug":`...)
-	b = appendCut(b, f, 1, f.Slug)
+	b = appendCut(b, f, 1, f.Slug())
 	b = append(b, `,"category":"`...)
 	b = append(b, f.Category.Enum()...)
 	b = append(b, `","region":`...)
-	if f.Region == "" {
+	if f.Region() == "" {
 		b = append(b, "null"...)
 	} else {
-		b = appendString(b, f.Region)
+		b = appendString(b, f.Region())
 	}
 	b = append(b, `,"text":{`...)
 	for l, key := range langKeys {
 		b = append(b, key...)
-		b = appendCut(b, f, 2+l, f.Text[l])
+		b = appendCut(b, f, 2+l, f.Text(memstore.Lang(l)))
 	}
 	b = append(b, `},"votes":`...)
 	b = appendVotes(b, f.Red, f.Green)

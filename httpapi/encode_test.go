@@ -90,13 +90,19 @@ func TestFlagObjectsMatchEncodingJSON(t *testing.T) {
 	for i := range s.Len() {
 		f := s.At(i)
 		got := appendDetail(nil, f)
-		w := wireFlag{ID: f.ID, Slug: f.Slug, Category: f.Category.Enum(), Dominant: f.Dominant.String(),
+		w := wireFlag{ID: f.ID(), Slug: f.Slug(), Category: f.Category.Enum(), Dominant: f.Dominant.String(),
 			CreatedAt: f.CreatedAt().Format(TimeFormat), Contexts: f.Contexts}
-		if f.Region != "" {
-			w.Region = &f.Region
+		if r := f.Region(); r != "" {
+			w.Region = &r
 		}
-		w.Text.TR, w.Text.EN, w.Text.DE, w.Text.ES = f.Text[0], f.Text[1], f.Text[2], f.Text[3]
-		w.Desc.TR, w.Desc.EN, w.Desc.DE, w.Desc.ES = f.Description[0], f.Description[1], f.Description[2], f.Description[3]
+		w.Text.TR, w.Text.EN, w.Text.DE, w.Text.ES = f.Text(0), f.Text(1), f.Text(2), f.Text(3)
+		descs := [memstore.NumLangs]*string{}
+		for l := range memstore.NumLangs {
+			if d, ok := f.Description(l); ok {
+				descs[l] = &d
+			}
+		}
+		w.Desc.TR, w.Desc.EN, w.Desc.DE, w.Desc.ES = descs[0], descs[1], descs[2], descs[3]
 		w.Votes.Red, w.Votes.Green, w.Votes.Total, w.Votes.Net = f.Red, f.Green, f.Total(), f.Net()
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
@@ -163,7 +169,7 @@ func TestTicksHoldOnlyLiveFlags(t *testing.T) {
 		}
 		for f := range next.Fresh() {
 			if !json.Valid(renderDetail(f)) {
-				t.Fatalf("flag %s: no JSON", f.ID)
+				t.Fatalf("flag %s: no JSON", f.ID())
 			}
 		}
 		s = next
@@ -211,7 +217,7 @@ func TestVerbatimAsAppendString(t *testing.T) {
 		for f := range s.Flags() {
 			for k, str := range f.Cuts() {
 				if want := memstore.JSONVerbatim(str); f.Verbatim(k) != want {
-					t.Errorf("flag %q: string %d (%q) verbatim %v, want %v", f.ID, k, str, f.Verbatim(k), want)
+					t.Errorf("flag %q: string %d (%q) verbatim %v, want %v", f.ID(), k, str, f.Verbatim(k), want)
 				}
 			}
 		}

@@ -77,7 +77,7 @@ func (a *API) flag(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	if !ok {
 		return nil, errNotFound
 	}
-	return a.cache.getFrom("flag\x00"+f.ID, f, func() ([]byte, error) { return renderDetail(f), nil })
+	return a.cache.getFrom("flag\x00"+f.ID(), f, func() ([]byte, error) { return renderDetail(f), nil })
 }
 
 func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
@@ -94,9 +94,9 @@ func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 		return nil, &Problem{Code: CodeUnavailable, Detail: "the trend history is still loading after a start; try again in a few seconds"}
 	}
 	today := memstore.DayOf(a.now())
-	key := "trend\x00" + f.ID + "\x00" + strconv.Itoa(days) + "\x00" + strconv.Itoa(int(today))
+	key := "trend\x00" + f.ID() + "\x00" + strconv.Itoa(days) + "\x00" + strconv.Itoa(int(today))
 	return a.cache.getFrom(key, trendSrc{f, s.Trends}, func() ([]byte, error) {
-		points := s.Trends.Of(f.ID, today-int32(days-1), today)
+		points := s.Trends.Of(f.ID(), today-int32(days-1), today)
 		return renderTrend(f, days, points), nil
 	})
 }

@@ -24,7 +24,7 @@ func newHub(opt Options) *stream.Hub {
 // Votes object as /flag/{slug} has it, and its dominant colour.
 func appendStreamItem(b []byte, f *memstore.Flag) []byte {
 	b = append(b, `{"slug":`...)
-	b = appendString(b, f.Slug)
+	b = appendString(b, f.Slug())
 	b = append(b, `,"votes":`...)
 	b = appendVotes(b, f.Red, f.Green)
 	b = append(b, `,"dominant":"`...)

@@ -111,7 +111,7 @@ func appendMatches(b []byte, ms *[memstore.NumLangs][]memstore.Match) []byte {
 func renderTrend(f *memstore.Flag, days int, points []memstore.TrendPoint) []byte {
 	b := make([]byte, 0, 160+len(points)*110)
 	b = append(b, `{"slug":`...)
-	b = appendString(b, f.Slug)
+	b = appendString(b, f.Slug())
 	b = append(b, `,"days":`...)
 	b = appendInt(b, int64(days))
 	b = append(b, `,"count":`...)

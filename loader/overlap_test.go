@@ -41,7 +41,7 @@ func TestOverlapReadBackBounded(t *testing.T) {
 			bump := db.Rebind("UPDATE flags SET red_count = red_count + 7 WHERE slug = ?")
 			slugs := []string{}
 			for i := range store.Snapshot().Len() {
-				slugs = append(slugs, store.Snapshot().At(i).Slug)
+				slugs = append(slugs, store.Snapshot().At(i).Slug())
 			}
 			for _, s := range slugs[:5] {
 				if _, err := db.ExecContext(ctx, bump, s); err != nil {

@@ -178,11 +178,11 @@ func TestWakeOnWrite(t *testing.T) {
 			if _, err := r.db.Exec(r.db.Rebind("INSERT INTO users (id) VALUES (?)"), "u-live"); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := r.db.Exec(r.db.Rebind("INSERT INTO votes (flag_id, user_id, color) VALUES (?, ?, ?)"), f.ID, "u-live", "red"); err != nil {
+			if _, err := r.db.Exec(r.db.Rebind("INSERT INTO votes (flag_id, user_id, color) VALUES (?, ?, ?)"), f.ID(), "u-live", "red"); err != nil {
 				t.Fatal(err)
 			}
 			waitFor(t, "a vote shows", func() bool {
-				g, _, ok := r.store.Snapshot().FlagBySlug(f.Slug)
+				g, _, ok := r.store.Snapshot().FlagBySlug(f.Slug())
 				return ok && g.Red == f.Red+1
 			})
 		})
@@ -198,7 +198,7 @@ func TestListenOff(t *testing.T) {
 			before := r.settle(t, "flags", 300*time.Millisecond)
 			f := r.store.Snapshot().At(0)
 			r.db.MustExec(r.db.Rebind("INSERT INTO users (id) VALUES ('u-off')"))
-			r.db.MustExec(r.db.Rebind("INSERT INTO votes (flag_id, user_id, color) VALUES (?, 'u-off', 'red')"), f.ID)
+			r.db.MustExec(r.db.Rebind("INSERT INTO votes (flag_id, user_id, color) VALUES (?, 'u-off', 'red')"), f.ID())
 			// Lets time pass (five times SQLite's poll; on PostgreSQL
 			// the notification comes within milliseconds) in which a
 			// listening loader would load the write: this one may not.
@@ -315,7 +315,7 @@ func TestFollowUpWhileWritesOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer vote.Rollback()
-	if _, err := vote.Exec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, 'late-voter', 'red')", f.ID); err != nil {
+	if _, err := vote.Exec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, 'late-voter', 'red')", f.ID()); err != nil {
 		t.Fatal(err)
 	}
 	before := r.count("flags")
@@ -330,7 +330,7 @@ func TestFollowUpWhileWritesOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the vote that did not notify shows", func() bool {
-		g, _, ok := r.store.Snapshot().FlagBySlug(f.Slug)
+		g, _, ok := r.store.Snapshot().FlagBySlug(f.Slug())
 		return ok && g.Red == f.Red+1
 	})
 	if n := r.ld.Status().Notifications; n != notes+1 {

@@ -104,20 +104,6 @@ func (a *arena) flag() *Flag {
 	return &a.flags[len(a.flags)-1]
 }
 
-// strPtr returns a pointer to a copy of s.
-func (a *arena) strPtr(s string) *string {
-	if a == nil {
-		p := new(string)
-		*p = s
-		return p
-	}
-	if len(a.strs) == cap(a.strs) {
-		a.strs = make([]string, 0, grow(&a.nextStrs, 1, maxFlagChunk))
-	}
-	a.strs = append(a.strs, a.str(s))
-	return &a.strs[len(a.strs)-1]
-}
-
 // contexts returns a copy of cs, each value that is one of the context
 // enums sharing the enum's string. A list of one to four enums is shared
 // by every flag that carries it (contextLists): there are at most 1,554

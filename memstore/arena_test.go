@@ -29,10 +29,10 @@ func TestArenaKeepsCopies(t *testing.T) {
 			ids := append(a.wordBuffer(), uint32(i), uint32(i+1), uint32(i+2))
 			words = append(words, a.keepWords(ids))
 			f := a.flag()
-			if f.ID != "" || f.Text[0] != "" || f.Contexts != nil {
+			if f.strs != "" || f.Contexts != nil {
 				t.Fatalf("flag %d not zero", i)
 			}
-			f.ID = strs[i]
+			f.strs = strs[i]
 		}
 		for i, k := range kept {
 			if want := bytes.Repeat([]byte{byte(i)}, i%700+1); !bytes.Equal(k, want) {
@@ -164,21 +164,9 @@ func (pl *placement) carveFlag(i int) {
 	pl.flags.check(pl.t, fmt.Sprintf("flag %d", i), 1, before, placeOf(pl.a.flags), uintptr(unsafe.Pointer(f)))
 }
 
-// carveStrs takes a description (a string slot and its bytes) or a list of
-// contexts, in turn.
+// carveStrs takes a list of contexts.
 func (pl *placement) carveStrs(i int) {
 	a, before := pl.a, placeOf(pl.a.strs)
-	if i%2 == 0 {
-		text, bytesBefore := fmt.Sprint(i), placeOf(a.bytes)
-		p := a.strPtr(text)
-		if *p != text {
-			pl.t.Fatalf("strPtr %d: %q", i, *p)
-		}
-		pl.strs.check(pl.t, fmt.Sprintf("strPtr %d", i), 1, before, placeOf(a.strs), uintptr(unsafe.Pointer(p)))
-		pl.bytes.check(pl.t, fmt.Sprintf("strPtr %d text", i), len(text), bytesBefore, placeOf(a.bytes),
-			uintptr(unsafe.Pointer(unsafe.StringData(*p))))
-		return
-	}
 	cs := make([]string, min(pl.size(before.cap-before.len), 40))
 	for k := range cs {
 		cs[k] = Contexts[(i+k)%len(Contexts)]

@@ -115,9 +115,9 @@ func (s *Snapshot) collect(prev *Snapshot, ch Change) (delta, error) {
 		var pf *Flag
 		var x *FlagInput
 		switch {
-		case j == len(in) || i < len(old) && prev.flags.at(old[i]).ID < ch.Flags[in[j]].ID:
+		case j == len(in) || i < len(old) && prev.flags.at(old[i]).ID() < ch.Flags[in[j]].ID:
 			pf = prev.flags.at(old[i])
-		case i == len(old) || prev.flags.at(old[i]).ID > ch.Flags[in[j]].ID:
+		case i == len(old) || prev.flags.at(old[i]).ID() > ch.Flags[in[j]].ID:
 			x = &ch.Flags[in[j]]
 		default:
 			pf, x = prev.flags.at(old[i]), &ch.Flags[in[j]]
@@ -159,7 +159,7 @@ func (s *Snapshot) slotsByID() []int32 {
 			out = append(out, i)
 		}
 	}
-	slices.SortFunc(out, func(a, b int32) int { return strings.Compare(s.flags.at(a).ID, s.flags.at(b).ID) })
+	slices.SortFunc(out, func(a, b int32) int { return strings.Compare(s.flags.at(a).ID(), s.flags.at(b).ID()) })
 	return out
 }
 
@@ -308,11 +308,11 @@ func (s *Snapshot) lookups(prev *Snapshot, d delta) error {
 	if d.remap != nil {
 		s.byID, s.bySlug = newLookup(s.live), newLookup(s.live)
 		for i, f := range s.flags.all() {
-			if j, dup := s.bySlug.get(f.Slug); dup {
+			if j, dup := s.bySlug.get(f.Slug()); dup {
 				return errSharedSlug(s.flags.at(j), f)
 			}
-			s.byID.shards[shardOf(f.ID)][f.ID] = i
-			s.bySlug.shards[shardOf(f.Slug)][f.Slug] = i
+			s.byID.shards[shardOf(f.ID())][f.ID()] = i
+			s.bySlug.shards[shardOf(f.Slug())][f.Slug()] = i
 		}
 		return nil
 	}
@@ -324,13 +324,13 @@ func (s *Snapshot) lookups(prev *Snapshot, d delta) error {
 			if ids == nil {
 				ids = prev.byID.edit()
 			}
-			ids.del(pf.ID)
+			ids.del(pf.ID())
 		}
-		if f == nil || f.Slug != pf.Slug {
+		if f == nil || f.Slug() != pf.Slug() {
 			if slugs == nil {
 				slugs = prev.bySlug.edit()
 			}
-			slugs.del(pf.Slug)
+			slugs.del(pf.Slug())
 		}
 	}
 	for _, i := range d.fresh {
@@ -343,16 +343,16 @@ func (s *Snapshot) lookups(prev *Snapshot, d delta) error {
 			if ids == nil {
 				ids = prev.byID.edit()
 			}
-			ids.set(f.ID, i)
+			ids.set(f.ID(), i)
 		}
-		if pf == nil || f.Slug != pf.Slug {
+		if pf == nil || f.Slug() != pf.Slug() {
 			if slugs == nil {
 				slugs = prev.bySlug.edit()
 			}
-			if j, dup := slugs.get(f.Slug); dup {
+			if j, dup := slugs.get(f.Slug()); dup {
 				return errSharedSlug(s.flags.at(j), f)
 			}
-			slugs.set(f.Slug, i)
+			slugs.set(f.Slug(), i)
 		}
 	}
 	if ids != nil {
@@ -367,10 +367,10 @@ func (s *Snapshot) lookups(prev *Snapshot, d delta) error {
 // errSharedSlug is the error of a build that would serve two flags under
 // one slug, a and b named in id order.
 func errSharedSlug(a, b *Flag) error {
-	if a.ID > b.ID {
+	if a.ID() > b.ID() {
 		a, b = b, a
 	}
-	return fmt.Errorf("flags %s and %s share the slug %q", a.ID, b.ID, a.Slug)
+	return fmt.Errorf("flags %s and %s share the slug %q", a.ID(), b.ID(), a.Slug())
 }
 
 // attributes numbers the regions that first appear and packs every flag's
@@ -379,7 +379,7 @@ func errSharedSlug(a, b *Flag) error {
 func (s *Snapshot) attributes(prev *Snapshot, d delta) {
 	s.regIdx = prev.regIdx
 	for _, i := range d.fresh {
-		r := s.flags.at(i).Region
+		r := s.flags.at(i).Region()
 		if _, ok := s.regIdx[r]; !ok {
 			if len(s.regIdx) == len(prev.regIdx) {
 				s.regIdx = maps.Clone(prev.regIdx)

@@ -230,7 +230,7 @@ func sameSnapshots(t *testing.T, at string, got, want *Snapshot, w *world) {
 	for _, slug := range w.slugs {
 		g, gi, gok := got.FlagBySlug(slug)
 		x, _, xok := want.FlagBySlug(slug)
-		if gok != xok || gok && (g.ID != x.ID || got.At(gi) != g || got.PosOf(g) != gi) {
+		if gok != xok || gok && (g.ID() != x.ID() || got.At(gi) != g || got.PosOf(g) != gi) {
 			t.Fatalf("%s: FlagBySlug(%q) = %v %v, want %v %v", at, slug, g, gok, x, xok)
 		}
 	}
@@ -278,8 +278,8 @@ func sameList(t *testing.T, at string, got, want *Snapshot, q ListQuery) {
 	for k := range all.Len() {
 		f := all.At(k)
 		if (!q.HasCategory || f.Category == q.Category) && (!q.HasDominant || f.Dominant == q.Dominant) &&
-			(!q.HasRegion || f.Region == q.Region) {
-			naive = append(naive, f.ID)
+			(!q.HasRegion || f.Region() == q.Region) {
+			naive = append(naive, f.ID())
 		}
 	}
 	total := len(naive)
@@ -297,7 +297,7 @@ func pageIDs(s *Snapshot, p Page) []string {
 		if s.At(p.Pos(k)) != f {
 			panic("a page's position is not its flag's")
 		}
-		out[k] = f.ID
+		out[k] = f.ID()
 	}
 	return out
 }
@@ -305,13 +305,13 @@ func pageIDs(s *Snapshot, p Page) []string {
 // flagData is what a reader sees of a flag.
 func flagData(f *Flag) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s %s %q %q %v %d %d %s %s", f.ID, f.Slug, f.Category.Enum(), f.Region, f.Text, f.Contexts,
+	fmt.Fprintf(&b, "%s %s %s %q %q %v %d %d %s %s", f.ID(), f.Slug(), f.Category.Enum(), f.Region(), f.Texts(), f.Contexts,
 		f.Red, f.Green, f.Dominant, f.CreatedAt())
-	for _, d := range f.Description {
-		if d == nil {
+	for l := range NumLangs {
+		if d, ok := f.Description(l); !ok {
 			b.WriteString(" -")
 		} else {
-			fmt.Fprintf(&b, " %q", *d)
+			fmt.Fprintf(&b, " %q", d)
 		}
 	}
 	return b.String()
@@ -339,7 +339,7 @@ func TestDuplicateSlugRefused(t *testing.T) {
 			t.Fatalf("tick %v with a duplicate slug: %v", ch, err)
 		}
 	}
-	if f, _, ok := snap.FlagBySlug("x"); !ok || f.ID != "a" || snap.Len() != 2 {
+	if f, _, ok := snap.FlagBySlug("x"); !ok || f.ID() != "a" || snap.Len() != 2 {
 		t.Fatalf("the previous snapshot changed: %v %v, %d flags", f, ok, snap.Len())
 	}
 	// a swap of slugs in one tick is no duplicate
@@ -347,11 +347,11 @@ func TestDuplicateSlugRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f, _, _ := next.FlagBySlug("x"); f.ID != "b" {
-		t.Fatalf("after the swap x is %s", f.ID)
+	if f, _, _ := next.FlagBySlug("x"); f.ID() != "b" {
+		t.Fatalf("after the swap x is %s", f.ID())
 	}
-	if f, _, _ := snap.FlagBySlug("x"); f.ID != "a" {
-		t.Fatalf("the swap changed the previous snapshot: x is %s", f.ID)
+	if f, _, _ := snap.FlagBySlug("x"); f.ID() != "a" {
+		t.Fatalf("the swap changed the previous snapshot: x is %s", f.ID())
 	}
 }
 
@@ -388,9 +388,9 @@ func TestTickLeavesPreviousSnapshot(t *testing.T) {
 }
 
 // A build of arenaMin flags or more carves them from arenas: their
-// descriptions and contexts cost no allocation each. A smaller one (a
-// tick) allocates each description and context list on its own, so that
-// a flag it replaces later keeps no neighbour alive.
+// strings, descriptions included, cost no allocation each. A smaller one
+// (a tick) allocates each flag's strings on its own, so that a flag it
+// replaces later keeps no neighbour alive.
 func TestBuildCarvesFromArena(t *testing.T) {
 	flags := func(n int, strs bool) []FlagInput {
 		out := make([]FlagInput, n)
@@ -407,16 +407,61 @@ func TestBuildCarvesFromArena(t *testing.T) {
 		}
 		return out
 	}
-	perFlag := func(n int) float64 {
-		plain, more := flags(n, false), flags(n, true)
-		a := testing.AllocsPerRun(1, func() { Build(nil, Change{Full: true, Flags: plain}) })
-		b := testing.AllocsPerRun(1, func() { Build(nil, Change{Full: true, Flags: more}) })
-		return (b - a) / float64(n)
+	perFlag := func(n int, strs bool) float64 {
+		in := flags(n, strs)
+		return testing.AllocsPerRun(1, func() { Build(nil, Change{Full: true, Flags: in}) }) / float64(n)
 	}
-	if got := perFlag(arenaMin); got > 1 {
-		t.Errorf("a build of %d flags: %.1f allocations per flag for its descriptions and contexts", arenaMin, got)
+	if d := perFlag(arenaMin, true) - perFlag(arenaMin, false); d > 0.1 {
+		t.Errorf("a build of %d flags: %.2f allocations per flag for its descriptions and contexts, want none", arenaMin, d)
 	}
-	if got := perFlag(arenaMin - 1); got < 5 {
-		t.Errorf("a build of %d flags: %.1f allocations per flag for its descriptions and contexts, want 5", arenaMin-1, got)
+	// One more: the key of the shared list of contexts (contextList).
+	if d := perFlag(arenaMin-1, true) - perFlag(arenaMin-1, false); d > 1.1 {
+		t.Errorf("a build of %d flags: %.2f allocations per flag for its descriptions and contexts, want one", arenaMin-1, d)
 	}
+}
+
+// A flag's strings come back as they went in: empty ones, a description
+// that is there but empty against one that is not there, multi-byte
+// texts, and a rebuild that changes one string of a flag and keeps the
+// rest.
+func TestFlagStrings(t *testing.T) {
+	empty, long := "", strings.Repeat("ğüş \"x\" ", 5000)
+	in := FlagInput{ID: "flg_1", Slug: "s-1", Approved: true, Category: "SOCIAL", Region: "TR",
+		Text:        [NumLangs]string{"İyi", "good", "", long},
+		Description: [NumLangs]*string{&empty, nil, &long, nil}, Red: 1}
+	world := in
+	world.ID, world.Slug, world.Region, world.Description = "flg_2", "s-2", "", [NumLangs]*string{}
+	check := func(s *Snapshot, in FlagInput) {
+		t.Helper()
+		f, _, ok := s.FlagBySlug(in.Slug)
+		if !ok {
+			t.Fatalf("%s not found", in.Slug)
+		}
+		if f.ID() != in.ID || f.Slug() != in.Slug || f.Region() != in.Region || f.Texts() != in.Text {
+			t.Errorf("%s: %q %q %q %q", in.ID, f.ID(), f.Slug(), f.Region(), f.Texts())
+		}
+		for l := range NumLangs {
+			d, ok := f.Description(l)
+			if want := in.Description[l]; ok != (want != nil) || ok && d != *want || !ok && d != "" {
+				t.Errorf("%s: description %d is %q, %v", in.ID, l, d, ok)
+			}
+		}
+		if cuts := f.Cuts(); cuts != [NumCuts]string{in.ID, in.Slug, in.Text[0], in.Text[1], in.Text[2], in.Text[3]} {
+			t.Errorf("%s: cuts %q", in.ID, cuts)
+		}
+	}
+	s, err := Build(nil, Change{Full: true, Flags: []FlagInput{in, world}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(s, in)
+	check(s, world)
+	in.Text[EN], in.Description[TR] = "better", nil
+	world.Region = "DE"
+	s, err = Build(s, Change{Flags: []FlagInput{in, world}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(s, in)
+	check(s, world)
 }

@@ -39,11 +39,11 @@ func (s *Snapshot) recordChanges(prev *Snapshot, d delta) {
 	var c Changes
 	for _, i := range d.fresh {
 		f := s.flags.at(i)
-		j, ok := prev.byID.get(f.ID)
+		j, ok := prev.byID.get(f.ID())
 		switch {
 		case !ok:
 			c.Added = append(c.Added, f)
-		case prev.flags.at(j).Slug != f.Slug:
+		case prev.flags.at(j).Slug() != f.Slug():
 			c.Added = append(c.Added, f) // the old slug is in Removed, from stale
 		case prev.flags.at(j).Red != f.Red || prev.flags.at(j).Green != f.Green:
 			c.Votes = append(c.Votes, f)
@@ -51,11 +51,11 @@ func (s *Snapshot) recordChanges(prev *Snapshot, d delta) {
 	}
 	for _, j := range d.stale {
 		pf := prev.flags.at(j)
-		if i, ok := s.byID.get(pf.ID); !ok || s.flags.at(i).Slug != pf.Slug {
+		if i, ok := s.byID.get(pf.ID()); !ok || s.flags.at(i).Slug() != pf.Slug() {
 			c.Removed = append(c.Removed, pf)
 		}
 	}
-	byID := func(a, b *Flag) int { return strings.Compare(a.ID, b.ID) }
+	byID := func(a, b *Flag) int { return strings.Compare(a.ID(), b.ID()) }
 	slices.SortFunc(c.Votes, byID) // the delta is in slot order
 	slices.SortFunc(c.Added, byID)
 	slices.SortFunc(c.Removed, byID)

@@ -13,16 +13,16 @@ func sameChanges(t *testing.T, at string, prev, next *Snapshot) {
 	t.Helper()
 	var want Changes
 	for _, f := range byIDOrder(next) {
-		j, ok := prev.byID.get(f.ID)
+		j, ok := prev.byID.get(f.ID())
 		switch {
-		case !ok || prev.flags.at(j).Slug != f.Slug:
+		case !ok || prev.flags.at(j).Slug() != f.Slug():
 			want.Added = append(want.Added, f)
 		case prev.flags.at(j).Red != f.Red || prev.flags.at(j).Green != f.Green:
 			want.Votes = append(want.Votes, f)
 		}
 	}
 	for _, pf := range byIDOrder(prev) {
-		if i, ok := next.byID.get(pf.ID); !ok || next.flags.at(i).Slug != pf.Slug {
+		if i, ok := next.byID.get(pf.ID()); !ok || next.flags.at(i).Slug() != pf.Slug() {
 			want.Removed = append(want.Removed, pf)
 		}
 	}
@@ -40,7 +40,7 @@ func sameChanges(t *testing.T, at string, prev, next *Snapshot) {
 func slugsOf(fs []*Flag) []string {
 	out := make([]string, len(fs))
 	for i, f := range fs {
-		out[i] = f.Slug
+		out[i] = f.Slug()
 	}
 	return out
 }

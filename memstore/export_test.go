@@ -26,7 +26,7 @@ func (s *Snapshot) Search(q string, limit int) ([]SearchHit, int) {
 // byIDOrder returns the flags of s in id order.
 func byIDOrder(s *Snapshot) []*Flag {
 	out := slices.Collect(s.Flags())
-	slices.SortFunc(out, func(a, b *Flag) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b *Flag) int { return strings.Compare(a.ID(), b.ID()) })
 	return out
 }
 

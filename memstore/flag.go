@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // FlagInput is one flag as the loader reads it from the database.
@@ -24,35 +25,99 @@ type FlagInput struct {
 // Flag is an approved flag as the snapshot serves it: its data and the
 // keys it sorts, filters and is searched by. A Flag is never modified once
 // built, so snapshots share the ones that did not change, and so may
-// whatever a reader derives from one (the HTTP layer's encodings).
+// whatever a reader derives from one.
+//
+// Its strings are one run (strs), cut by ends: the id, the slug, the four
+// texts, the region and the four descriptions, in that order. A Flag
+// holds three pointers, all at its start, where eleven strings and four
+// pointers to descriptions were fifteen spread over its 272 bytes: the
+// collector scans the snapshot's flags at every cycle, and that scan was
+// most of its work (see bench/README.md).
 type Flag struct {
-	ID          string
-	Slug        string
-	Category    Category
-	Region      string // "" for the world region
-	Text        [NumLangs]string
-	Description [NumLangs]*string // nil where the language has none
-	Contexts    []string
-	Red, Green  int64
-	Dominant    Dominant
-	controversy float64
-	createdMS   int64
-	updatedMS   int64
+	strs     string
+	Contexts []string
 	// words are the ids (in the snapshot's lexicon) of the flag's distinct
 	// folded words; language l's are words[wordEnd[l-1]:wordEnd[l]]. The
 	// ids of its distinct stems follow: language l's are
 	// words[stemEnd[l-1]:stemEnd[l]], the first from wordEnd[NumLangs-1].
-	words   []uint32
-	wordEnd [NumLangs]uint16
-	stemEnd [NumLangs]uint16
+	words       []uint32
+	ends        [numStrs]uint32
+	Red, Green  int64
+	controversy float64
+	createdMS   int64
+	updatedMS   int64
+	wordEnd     [NumLangs]uint16
+	stemEnd     [NumLangs]uint16
+	Category    Category
+	Dominant    Dominant
 	// verbatim has bit k set when Cuts()[k] needs no escaping in JSON.
 	verbatim uint8
+	// descs has bit l set when language l has a description.
+	descs uint8
+}
+
+// The places of a flag's strings in its run.
+const (
+	strID     = 0
+	strSlug   = 1
+	strText   = 2 // the first of NumLangs
+	strRegion = strText + int(NumLangs)
+	strDesc   = strRegion + 1 // the first of NumLangs
+	numStrs   = strDesc + int(NumLangs)
+)
+
+// str is the flag's string k.
+func (f *Flag) str(k int) string {
+	lo := uint32(0)
+	if k > 0 {
+		lo = f.ends[k-1]
+	}
+	return f.strs[lo:f.ends[k]]
+}
+
+// ID is the flag's id.
+func (f *Flag) ID() string { return f.str(strID) }
+
+// Slug is the flag's slug.
+func (f *Flag) Slug() string { return f.str(strSlug) }
+
+// Region is the flag's region code, "" for the world region.
+func (f *Flag) Region() string { return f.str(strRegion) }
+
+// Text is the flag's statement in language l.
+func (f *Flag) Text(l Lang) string { return f.str(strText + int(l)) }
+
+// Texts are the flag's statements, by language.
+func (f *Flag) Texts() (t [NumLangs]string) {
+	for l := range NumLangs {
+		t[l] = f.Text(l)
+	}
+	return t
+}
+
+// sameTexts reports whether f and g have the same statements.
+func (f *Flag) sameTexts(g *Flag) bool {
+	for l := range NumLangs {
+		if f.Text(l) != g.Text(l) {
+			return false
+		}
+	}
+	return true
+}
+
+// Description is the flag's description in language l, and whether it
+// has one.
+func (f *Flag) Description(l Lang) (string, bool) {
+	return f.str(strDesc + int(l)), f.descs&(1<<l) != 0
 }
 
 // Cuts are the strings of f that vary most from flag to flag, in the
 // order an encoding of f writes them: the id, the slug and the texts.
-func (f *Flag) Cuts() [NumCuts]string {
-	return [NumCuts]string{f.ID, f.Slug, f.Text[0], f.Text[1], f.Text[2], f.Text[3]}
+func (f *Flag) Cuts() (c [NumCuts]string) {
+	for k := range c {
+		c[k] = f.str(k)
+	}
+	return c
 }
 
 // NumCuts is the number of Cuts.
@@ -102,9 +167,8 @@ func (f *Flag) CreatedMS() int64 { return f.createdMS }
 // renumbered makes into a copy of f whose word and stem ids are words:
 // the lexicon's compaction (see compactLexicon).
 func (f *Flag) renumbered(into *Flag, words []uint32) {
-	*into = Flag{ID: f.ID, Slug: f.Slug, Category: f.Category, Region: f.Region, Text: f.Text, Description: f.Description,
-		Contexts: f.Contexts, Red: f.Red, Green: f.Green, Dominant: f.Dominant, controversy: f.controversy,
-		createdMS: f.createdMS, updatedMS: f.updatedMS, words: words, wordEnd: f.wordEnd, stemEnd: f.stemEnd, verbatim: f.verbatim}
+	*into = *f
+	into.words = words
 }
 
 // lexicon numbers the folded words the snapshots of one loader have
@@ -161,41 +225,75 @@ func (f *Flag) CreatedAt() time.Time { return time.UnixMilli(f.createdMS).UTC() 
 
 // sameAs reports whether f already holds exactly what in says.
 func (f *Flag) sameAs(in *FlagInput, cat Category) bool {
-	if f.Slug != in.Slug || f.Category != cat || f.Region != in.Region || f.Red != in.Red || f.Green != in.Green ||
-		f.createdMS != in.CreatedAt.UnixMilli() || f.updatedMS != in.UpdatedAt.UnixMilli() ||
-		f.Text != in.Text || !slices.Equal(f.Contexts, in.Contexts) {
+	return f.Category == cat && f.Red == in.Red && f.Green == in.Green &&
+		f.createdMS == in.CreatedAt.UnixMilli() && f.updatedMS == in.UpdatedAt.UnixMilli() &&
+		f.sameStrs(in) && slices.Equal(f.Contexts, in.Contexts)
+}
+
+// inputStrs are in's strings in a Flag's order, and its descs bits.
+func inputStrs(in *FlagInput) (strs [numStrs]string, descs uint8) {
+	strs[strID], strs[strSlug], strs[strRegion] = in.ID, in.Slug, in.Region
+	for l := range NumLangs {
+		strs[strText+int(l)] = in.Text[l]
+		if d := in.Description[l]; d != nil {
+			strs[strDesc+int(l)] = *d
+			descs |= 1 << l
+		}
+	}
+	return strs, descs
+}
+
+// sameStrs reports whether f's strings are in's.
+func (f *Flag) sameStrs(in *FlagInput) bool {
+	strs, descs := inputStrs(in)
+	if descs != f.descs {
 		return false
 	}
-	for l, d := range f.Description {
-		if e := in.Description[l]; (d == nil) != (e == nil) || d != nil && *d != *e {
+	for k, s := range strs {
+		if f.str(k) != s {
 			return false
 		}
 	}
 	return true
 }
 
-// newFlag makes the Flag of in, sharing prev's search words when the texts
-// did not change. The category must be valid. Words are numbered in lx.
+// setStrs makes in's strings f's, in one run from a.
+func (f *Flag) setStrs(in *FlagInput, a *arena) {
+	strs, descs := inputStrs(in)
+	n := 0
+	for k, s := range strs {
+		n += len(s)
+		if n > 1<<32-1 {
+			panic("memstore: a flag's strings pass 4 GiB")
+		}
+		f.ends[k] = uint32(n)
+	}
+	b := a.buffer(n)
+	for _, s := range strs {
+		b = append(b, s...)
+	}
+	b = a.keep(b) // this flag's own, or carved from the arena
+	f.strs, f.descs = unsafe.String(unsafe.SliceData(b), len(b)), descs
+}
+
+// newFlag makes the Flag of in, sharing prev's strings and search words
+// when they did not change. The category must be valid. Words are
+// numbered in lx.
 func newFlag(in *FlagInput, cat Category, prev *Flag, lx *lexicon, a *arena) *Flag {
 	f := a.flag()
 	*f = Flag{
-		ID: a.str(in.ID), Slug: a.str(in.Slug), Category: cat, Region: a.str(in.Region), Red: in.Red, Green: in.Green,
+		Category: cat, Red: in.Red, Green: in.Green,
 		Dominant: DominantOf(in.Red, in.Green), controversy: Controversy(in.Red, in.Green),
 		createdMS: in.CreatedAt.UnixMilli(), updatedMS: in.UpdatedAt.UnixMilli(),
 	}
-	for l := range in.Text {
-		f.Text[l] = a.str(in.Text[l])
-		if d := in.Description[l]; d != nil {
-			f.Description[l] = a.strPtr(*d)
-		}
-	}
-	f.Contexts = a.contexts(in.Contexts)
-	if prev != nil && prev.Cuts() == f.Cuts() {
-		f.verbatim = prev.verbatim
+	if prev != nil && prev.sameStrs(in) {
+		f.strs, f.ends, f.descs, f.verbatim = prev.strs, prev.ends, prev.descs, prev.verbatim
 	} else {
+		f.setStrs(in, a)
 		f.verbatim = verbatimOf(f)
 	}
-	if prev != nil && prev.Text == in.Text {
+	f.Contexts = a.contexts(in.Contexts)
+	if prev != nil && prev.Texts() == in.Text {
 		f.words, f.wordEnd, f.stemEnd = prev.words, prev.wordEnd, prev.stemEnd
 		return f
 	}

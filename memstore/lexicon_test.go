@@ -103,7 +103,7 @@ func TestLexiconBounded(t *testing.T) {
 	} {
 		got, gotN := old.Search(q, 50)
 		exp, expN := fresh.Search(q, 50)
-		if gotN != expN || gotN == 0 || len(got) != len(exp) || got[0].Flag.ID != exp[0].Flag.ID || got[0].Rank != exp[0].Rank {
+		if gotN != expN || gotN == 0 || len(got) != len(exp) || got[0].Flag.ID() != exp[0].Flag.ID() || got[0].Rank != exp[0].Rank {
 			t.Errorf("search %q: %d hits, want %d as the fresh snapshot's", q, gotN, expN)
 		}
 	}

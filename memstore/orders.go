@@ -250,5 +250,5 @@ func (s *Snapshot) place(srt Sort, desc bool, i int32) placeKey {
 	if desc {
 		k = ^k
 	}
-	return placeKey{key: k, total: ^f.Total(), id: f.ID}
+	return placeKey{key: k, total: ^f.Total(), id: f.ID()}
 }

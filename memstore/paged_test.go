@@ -99,7 +99,7 @@ func TestTicksOverPages(t *testing.T) {
 		votes := tick%2 == 0
 		if votes {
 			for _, i := range []int{3, pageLen + 5, snap.Len() - 2} {
-				in := w.flags[snap.At(i).ID]
+				in := w.flags[snap.At(i).ID()]
 				in.Red += 2
 				w.put(in)
 			}

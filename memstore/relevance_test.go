@@ -122,7 +122,7 @@ func evaluate(snap *memstore.Snapshot, qs []relQuery) (byKind map[string]*score,
 		hits, _ := snap.Search(q.Q, topK)
 		got := make([]string, len(hits))
 		for i, h := range hits {
-			got[i] = h.Flag.Slug
+			got[i] = h.Flag.Slug()
 		}
 		found, rr := 0, 0.0
 		for _, w := range q.Want {

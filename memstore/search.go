@@ -229,7 +229,7 @@ type FindOptions struct {
 // keeps reports whether f passes o's filters.
 func (o *FindOptions) keeps(f *Flag) bool {
 	return (!o.HasCategory || f.Category == o.Category) &&
-		(!o.HasRegion || f.Region == o.Region) &&
+		(!o.HasRegion || f.Region() == o.Region) &&
 		(!o.HasDominant || f.Dominant == o.Dominant)
 }
 

@@ -91,7 +91,7 @@ func (s *Snapshot) nextSearch(prev *Snapshot, d delta) *searchIndex {
 		if in&inB != 0 {
 			f = s.flags.at(i)
 		}
-		if pf == nil || f == nil || pf.Text != f.Text {
+		if pf == nil || f == nil || !pf.sameTexts(f) {
 			changed = append(changed, i)
 		}
 	}
@@ -204,7 +204,7 @@ func adopt(f *folding, prev *Snapshot) *searchIndex {
 				was = old.at(i)
 			}
 			is := pg[j]
-			if was == is || was != nil && is != nil && was.Text == is.Text {
+			if was == is || was != nil && is != nil && was.sameTexts(is) {
 				continue
 			}
 			if was != nil {

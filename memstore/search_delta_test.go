@@ -23,7 +23,7 @@ func sameSearch(t *testing.T, at, q string, got, want *Snapshot) []SearchHit {
 		t.Fatalf("%s: Search(%q) found %d, from scratch %d", at, q, an, bn)
 	}
 	for k := range a {
-		if a[k].Flag.ID != b[k].Flag.ID || a[k].Rank != b[k].Rank || !reflect.DeepEqual(a[k].Matches, b[k].Matches) {
+		if a[k].Flag.ID() != b[k].Flag.ID() || a[k].Rank != b[k].Rank || !reflect.DeepEqual(a[k].Matches, b[k].Matches) {
 			t.Fatalf("%s: Search(%q)[%d] is %+v, from scratch %+v", at, q, k, a[k], b[k])
 		}
 	}

@@ -48,7 +48,7 @@ func findIDs(t *testing.T, s *Snapshot, q string, o FindOptions) ([]string, Sear
 	}
 	var ids []string
 	for _, h := range res.Hits {
-		ids = append(ids, h.Flag.ID)
+		ids = append(ids, h.Flag.ID())
 	}
 	return ids, res
 }
@@ -208,7 +208,7 @@ func TestFindFiltersPagesAndLanguage(t *testing.T) {
 	}
 	for _, h := range res.Hits {
 		if h.Flag.Dominant != Red {
-			t.Errorf("dominant red kept %s", h.Flag.ID)
+			t.Errorf("dominant red kept %s", h.Flag.ID())
 		}
 	}
 	if ids, _ := findIDs(t, s, "apfel", FindOptions{HasLang: true, Lang: EN}); ids != nil {
@@ -235,8 +235,8 @@ func TestSearchTypoBelow(t *testing.T) {
 		if n >= TypoBelow {
 			want = n
 		}
-		if res.Total != want || res.Hits[0].Flag.ID == "flg_00" {
-			t.Errorf("%d flags with mango: total %d, first %s; want %d, exact matches first", n, res.Total, res.Hits[0].Flag.ID, want)
+		if res.Total != want || res.Hits[0].Flag.ID() == "flg_00" {
+			t.Errorf("%d flags with mango: total %d, first %s; want %d, exact matches first", n, res.Total, res.Hits[0].Flag.ID(), want)
 		}
 	}
 }

@@ -34,7 +34,7 @@ func searchSnapshot(t *testing.T, texts []string, totals []int64) *Snapshot {
 func searchRanks(s *Snapshot, q string) (ids []string, ranks []float64) {
 	hits, _ := s.Search(q, 50)
 	for _, h := range hits {
-		ids = append(ids, h.Flag.ID)
+		ids = append(ids, h.Flag.ID())
 		ranks = append(ranks, h.Rank)
 	}
 	return ids, ranks

@@ -250,8 +250,8 @@ func TestFindAgreesWithNaiveSearch(t *testing.T) {
 			return strings.Compare(a.id, b.id)
 		})
 		for k, h := range res.Hits {
-			if h.Flag.ID != all[k].id || math.Abs(h.Rank-all[k].rank) > 0.0011 {
-				t.Fatalf("%q: hit %d is %s (rank %v), want %s (rank %v)", raw, k, h.Flag.ID, h.Rank, all[k].id, all[k].rank)
+			if h.Flag.ID() != all[k].id || math.Abs(h.Rank-all[k].rank) > 0.0011 {
+				t.Fatalf("%q: hit %d is %s (rank %v), want %s (rank %v)", raw, k, h.Flag.ID(), h.Rank, all[k].id, all[k].rank)
 			}
 		}
 	}

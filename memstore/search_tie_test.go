@@ -29,10 +29,10 @@ func TestSearchTieOrderLargeTotals(t *testing.T) {
 		if c := cmp.Compare(b.Total(), a.Total()); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.ID, b.ID)
+		return cmp.Compare(a.ID(), b.ID())
 	})
 	for i, f := range byOrder {
-		want[i] = f.ID
+		want[i] = f.ID()
 	}
 
 	alive := make([]int32, s.Len())
@@ -52,7 +52,7 @@ func TestSearchTieOrderLargeTotals(t *testing.T) {
 			hits, _ := s.top(sc, slices.Clone(alive), limit)
 			var got []string
 			for _, h := range hits {
-				got = append(got, h.Flag.ID)
+				got = append(got, h.Flag.ID())
 			}
 			if w := want[:min(limit, len(want))]; fmt.Sprint(got) != fmt.Sprint(w) {
 				t.Errorf("table %v, limit %d: order\n got %v\nwant %v", table, limit, got, w)
@@ -72,7 +72,7 @@ func TestSearchTieOrderLargeTotals(t *testing.T) {
 		}
 		var got []string
 		for _, h := range r.Hits {
-			got = append(got, h.Flag.ID)
+			got = append(got, h.Flag.ID())
 		}
 		w := want[page.Offset:min(page.Offset+page.Limit, len(want))]
 		if fmt.Sprint(got) != fmt.Sprint(w) {

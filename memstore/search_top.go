@@ -69,7 +69,7 @@ func (s *Snapshot) top(sc *searchScratch, alive []int32, limit int) ([]SearchHit
 			return tieKey{hi: int64(sc.tiePos[f])}
 		}
 		fl := s.flags.at(f)
-		return tieKey{-fl.Total(), fl.ID}
+		return tieKey{-fl.Total(), fl.ID()}
 	}
 	if limit > MaxSearchLimit {
 		return s.topSorted(sc, alive, limit, tie)
@@ -210,7 +210,7 @@ func (m *matcher) find(ix *searchIndex, fl *Flag, g int, plans []plan, l int) []
 	}
 	var out []Match
 	m.dist, m.ends = m.dist[:0], m.ends[:0]
-	eachWord(fl.Text[l], func(start, end int, raw string) {
+	eachWord(fl.Text(Lang(l)), func(start, end int, raw string) {
 		m.buf = m.buf[:0]
 		for _, r := range raw {
 			m.buf = foldRune(m.buf, r)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func shareInputs(now time.Time) []FlagInput {
@@ -42,12 +43,15 @@ func TestTickSharesWhatDidNotChange(t *testing.T) {
 		t.Fatal("a tick that read no trends did not keep the previous ones")
 	}
 	for i := range next.Len() {
-		if shared := next.At(i) == snap.At(i); shared != (next.At(i).ID != voted.ID) {
-			t.Errorf("flag %s shared %v", next.At(i).ID, shared)
+		if shared := next.At(i) == snap.At(i); shared != (next.At(i).ID() != voted.ID) {
+			t.Errorf("flag %s shared %v", next.At(i).ID(), shared)
 		}
 	}
 	if next.search != snap.search || mapID(next.bySlug) != mapID(snap.bySlug) || mapID(next.byID) != mapID(snap.byID) {
 		t.Error("a vote rebuilt the search index or the lookups")
+	}
+	if v, w := next.At(4), snap.At(4); unsafe.StringData(v.strs) != unsafe.StringData(w.strs) || v.Red != w.Red+5 {
+		t.Error("a vote did not keep the flag's strings, or did not count")
 	}
 	for l := range next.orders {
 		touched := l == listAll || l == listCat+int(next.At(4).Category) || l == listDom+int(snap.At(4).Dominant) ||
@@ -73,7 +77,7 @@ func TestTickSharesWhatDidNotChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	if fourth.search == third.search || mapID(fourth.byID) == mapID(third.byID) || fourth.Len() != 31 ||
-		fourth.Slots() != 31 || fourth.At(30).ID != added.ID {
+		fourth.Slots() != 31 || fourth.At(30).ID() != added.ID {
 		t.Error("a new flag did not take the slot after the last, or left the id map or the search index as they were")
 	}
 	for i := range third.Slots() {

@@ -155,7 +155,7 @@ func (s *Snapshot) HoldsVersion(id string, approved bool, red, green, updatedMS 
 // PosOf returns the slot of f, which must be a flag of this snapshot (a
 // page's or a search hit's).
 func (s *Snapshot) PosOf(f *Flag) int {
-	i, _ := s.byID.get(f.ID)
+	i, _ := s.byID.get(f.ID())
 	return int(i)
 }
 
@@ -272,7 +272,7 @@ const (
 )
 
 func (s *Snapshot) attrOf(f *Flag) uint32 {
-	return uint32(f.Category) | uint32(f.Dominant)<<attrDomShift | uint32(s.regIdx[f.Region])<<attrRegShift
+	return uint32(f.Category) | uint32(f.Dominant)<<attrDomShift | uint32(s.regIdx[f.Region()])<<attrRegShift
 }
 
 // CategoryCount is one line of the category list.

@@ -41,12 +41,12 @@ func newEvent(epoch string, s *memstore.Snapshot, ch memstore.Changes, item func
 	e.head = append(b, "\",\"flags\":["...)
 	flags := make([]*memstore.Flag, 0, len(ch.Votes)+len(ch.Added))
 	flags = append(append(flags, ch.Votes...), ch.Added...)
-	slices.SortFunc(flags, func(a, b *memstore.Flag) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(flags, func(a, b *memstore.Flag) int { return strings.Compare(a.ID(), b.ID()) })
 	size := len(e.head) + 32
 	for _, f := range flags {
 		it := item(nil, f)
 		e.items = append(e.items, it)
-		e.slugs = append(e.slugs, f.Slug)
+		e.slugs = append(e.slugs, f.Slug())
 		size += len(it) + 1
 	}
 	if len(flags) > indexMin {
@@ -56,8 +56,8 @@ func newEvent(epoch string, s *memstore.Snapshot, ch memstore.Changes, item func
 		}
 	}
 	for _, f := range ch.Removed {
-		e.removed = append(e.removed, f.Slug)
-		g := str(nil, f.Slug)
+		e.removed = append(e.removed, f.Slug())
+		g := str(nil, f.Slug())
 		e.gone = append(e.gone, g)
 		size += len(g) + 1
 	}

@@ -53,7 +53,7 @@ func TestParseFollow(t *testing.T) {
 }
 
 func item(b []byte, f *memstore.Flag) []byte {
-	return fmt.Appendf(b, `{"slug":%q,"red":%d}`, f.Slug, f.Red)
+	return fmt.Appendf(b, `{"slug":%q,"red":%d}`, f.Slug(), f.Red)
 }
 func str(b []byte, s string) []byte { return fmt.Appendf(b, "%q", s) }
 
