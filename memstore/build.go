@@ -184,7 +184,7 @@ func (s *Snapshot) collectSlots(prev *Snapshot, ch Change) (delta, bool, error) 
 	removed, added := 0, 0
 	for n, k := range in {
 		x := &ch.Flags[k]
-		i, ok := prev.byID.get(x.ID)
+		i, ok := prev.byID.get(x.ID, &prev.flags)
 		switch {
 		case !ok:
 			i = -1
@@ -306,14 +306,18 @@ func sortedByID(in []FlagInput) []int32 {
 // names taken out and put in, sharing every shard it does not write.
 func (s *Snapshot) lookups(prev *Snapshot, d delta) error {
 	if d.remap != nil {
-		s.byID, s.bySlug = newLookup(s.live), newLookup(s.live)
+		ids, slugs := newLookup(s.live, false), newLookup(s.live, true)
 		for i, f := range s.flags.all() {
-			if j, dup := s.bySlug.get(f.Slug()); dup {
+			if f == nil {
+				continue
+			}
+			if j, dup := slugs.get(f.Slug(), &s.flags); dup {
 				return errSharedSlug(s.flags.at(j), f)
 			}
-			s.byID.shards[shardOf(f.ID())][f.ID()] = i
-			s.bySlug.shards[shardOf(f.Slug())][f.Slug()] = i
+			ids.add(f.ID(), i)
+			slugs.add(f.Slug(), i)
 		}
+		s.byID, s.bySlug = ids.done(), slugs.done()
 		return nil
 	}
 	s.byID, s.bySlug = prev.byID, prev.bySlug
@@ -322,15 +326,15 @@ func (s *Snapshot) lookups(prev *Snapshot, d delta) error {
 		pf, f := prev.flags.at(j), s.flags.at(j)
 		if f == nil {
 			if ids == nil {
-				ids = prev.byID.edit()
+				ids = prev.byID.edit(false)
 			}
-			ids.del(pf.ID())
+			ids.del(pf.ID(), &prev.flags)
 		}
 		if f == nil || f.Slug() != pf.Slug() {
 			if slugs == nil {
-				slugs = prev.bySlug.edit()
+				slugs = prev.bySlug.edit(true)
 			}
-			slugs.del(pf.Slug())
+			slugs.del(pf.Slug(), &prev.flags)
 		}
 	}
 	for _, i := range d.fresh {
@@ -341,18 +345,18 @@ func (s *Snapshot) lookups(prev *Snapshot, d delta) error {
 		}
 		if pf == nil {
 			if ids == nil {
-				ids = prev.byID.edit()
+				ids = prev.byID.edit(false)
 			}
-			ids.set(f.ID(), i)
+			ids.add(f.ID(), i)
 		}
 		if pf == nil || f.Slug() != pf.Slug() {
 			if slugs == nil {
-				slugs = prev.bySlug.edit()
+				slugs = prev.bySlug.edit(true)
 			}
-			if j, dup := slugs.get(f.Slug()); dup {
+			if j, dup := slugs.get(f.Slug(), &s.flags); dup {
 				return errSharedSlug(s.flags.at(j), f)
 			}
-			slugs.set(f.Slug(), i)
+			slugs.add(f.Slug(), i)
 		}
 	}
 	if ids != nil {

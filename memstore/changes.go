@@ -39,7 +39,7 @@ func (s *Snapshot) recordChanges(prev *Snapshot, d delta) {
 	var c Changes
 	for _, i := range d.fresh {
 		f := s.flags.at(i)
-		j, ok := prev.byID.get(f.ID())
+		j, ok := prev.byID.get(f.ID(), &prev.flags)
 		switch {
 		case !ok:
 			c.Added = append(c.Added, f)
@@ -51,7 +51,7 @@ func (s *Snapshot) recordChanges(prev *Snapshot, d delta) {
 	}
 	for _, j := range d.stale {
 		pf := prev.flags.at(j)
-		if i, ok := s.byID.get(pf.ID()); !ok || s.flags.at(i).Slug() != pf.Slug() {
+		if i, ok := s.byID.get(pf.ID(), &s.flags); !ok || s.flags.at(i).Slug() != pf.Slug() {
 			c.Removed = append(c.Removed, pf)
 		}
 	}

@@ -13,7 +13,7 @@ func sameChanges(t *testing.T, at string, prev, next *Snapshot) {
 	t.Helper()
 	var want Changes
 	for _, f := range byIDOrder(next) {
-		j, ok := prev.byID.get(f.ID())
+		j, ok := prev.byID.get(f.ID(), &prev.flags)
 		switch {
 		case !ok || prev.flags.at(j).Slug() != f.Slug():
 			want.Added = append(want.Added, f)
@@ -22,7 +22,7 @@ func sameChanges(t *testing.T, at string, prev, next *Snapshot) {
 		}
 	}
 	for _, pf := range byIDOrder(prev) {
-		if i, ok := next.byID.get(pf.ID()); !ok || next.flags.at(i).Slug() != pf.Slug() {
+		if i, ok := next.byID.get(pf.ID(), &next.flags); !ok || next.flags.at(i).Slug() != pf.Slug() {
 			want.Removed = append(want.Removed, pf)
 		}
 	}

@@ -119,7 +119,7 @@ func (s *Snapshot) Fresh() iter.Seq[*Flag] {
 
 // FlagBySlug finds an approved flag and its position.
 func (s *Snapshot) FlagBySlug(slug string) (*Flag, int, bool) {
-	i, ok := s.bySlug.get(slug)
+	i, ok := s.bySlug.get(slug, &s.flags)
 	if !ok {
 		return nil, 0, false
 	}
@@ -129,7 +129,7 @@ func (s *Snapshot) FlagBySlug(slug string) (*Flag, int, bool) {
 // Holds reports whether the snapshot holds exactly what in says: the
 // approved flag as read, or, for a flag in says is not approved, none.
 func (s *Snapshot) Holds(in *FlagInput) bool {
-	i, ok := s.byID.get(in.ID)
+	i, ok := s.byID.get(in.ID, &s.flags)
 	if !ok || !in.Approved {
 		return ok == in.Approved
 	}
@@ -144,7 +144,7 @@ func (s *Snapshot) Holds(in *FlagInput) bool {
 // Holds for a read that fetches only these columns, and a load then reads
 // whole only the rows it does not hold.
 func (s *Snapshot) HoldsVersion(id string, approved bool, red, green, updatedMS int64) bool {
-	i, ok := s.byID.get(id)
+	i, ok := s.byID.get(id, &s.flags)
 	if !ok || !approved {
 		return ok == approved
 	}
@@ -155,7 +155,7 @@ func (s *Snapshot) HoldsVersion(id string, approved bool, red, green, updatedMS 
 // PosOf returns the slot of f, which must be a flag of this snapshot (a
 // page's or a search hit's).
 func (s *Snapshot) PosOf(f *Flag) int {
-	i, _ := s.byID.get(f.ID())
+	i, _ := s.byID.get(f.ID(), &s.flags)
 	return int(i)
 }
 
