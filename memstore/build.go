@@ -307,10 +307,7 @@ func sortedByID(in []FlagInput) []int32 {
 func (s *Snapshot) lookups(prev *Snapshot, d delta) error {
 	if d.remap != nil {
 		ids, slugs := newLookup(s.live, false), newLookup(s.live, true)
-		for i, f := range s.flags.all() {
-			if f == nil {
-				continue
-			}
+		for i, f := range s.flags.all() { // renumbered: no holes
 			if j, dup := slugs.get(f.Slug(), &s.flags); dup {
 				return errSharedSlug(s.flags.at(j), f)
 			}

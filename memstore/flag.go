@@ -286,14 +286,15 @@ func newFlag(in *FlagInput, cat Category, prev *Flag, lx *lexicon, a *arena) *Fl
 		Dominant: DominantOf(in.Red, in.Green), controversy: Controversy(in.Red, in.Green),
 		createdMS: in.CreatedAt.UnixMilli(), updatedMS: in.UpdatedAt.UnixMilli(),
 	}
-	if prev != nil && prev.sameStrs(in) {
+	sameStrs := prev != nil && prev.sameStrs(in)
+	if sameStrs {
 		f.strs, f.ends, f.descs, f.verbatim = prev.strs, prev.ends, prev.descs, prev.verbatim
 	} else {
 		f.setStrs(in, a)
 		f.verbatim = verbatimOf(f)
 	}
 	f.Contexts = a.contexts(in.Contexts)
-	if prev != nil && prev.Texts() == in.Text {
+	if sameStrs || prev != nil && prev.Texts() == in.Text {
 		f.words, f.wordEnd, f.stemEnd = prev.words, prev.wordEnd, prev.stemEnd
 		return f
 	}

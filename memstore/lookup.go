@@ -129,12 +129,13 @@ func (l lookup) edit(slug bool) *lookupEditor {
 	return e
 }
 
-// table returns shard n, this editor's own, with room for one more entry.
-func (e *lookupEditor) table(n int) *table {
+// table returns shard n, this editor's own, with room for more
+// entries.
+func (e *lookupEditor) table(n, more int) *table {
 	t := &e.l.shards[n]
 	size := len(t.entries)
-	if (t.n+1)*4 > size*3 {
-		size = tableLen(t.n + 1)
+	if (t.n+more)*4 > size*3 {
+		size = tableLen(t.n + more)
 	}
 	if !e.own[n] || size != len(t.entries) {
 		old := *t
@@ -159,18 +160,18 @@ func (e *lookupEditor) get(k string, flags *paged[*Flag]) (int32, bool) { return
 // add enters k, which must not be in the lookup, for slot i.
 func (e *lookupEditor) add(k string, i int32) {
 	n, tag := hashOf(k)
-	e.table(n).put(uint64(tag)<<32 | uint64(uint32(i+1)))
+	e.table(n, 1).put(uint64(tag)<<32 | uint64(uint32(i+1)))
 }
 
 // del takes k out, reading keys from flags (where k's slot still holds
 // k).
 func (e *lookupEditor) del(k string, flags *paged[*Flag]) {
 	n, tag := hashOf(k)
-	if _, ok := e.l.find(&e.l.shards[n], k, tag, flags); !ok {
+	p, ok := e.l.find(&e.l.shards[n], k, tag, flags)
+	if !ok {
 		return
 	}
-	t := e.table(n)
-	p, _ := e.l.find(t, k, tag, flags)
+	t := e.table(n, 0) // a copy keeps the places
 	// Backward shift: each entry after p up to the next hole moves into
 	// the hole unless its first place lies cyclically in (hole, its place].
 	mask := uint32(len(t.entries) - 1)
