@@ -68,12 +68,12 @@ func TestFlagCachedAcrossLoads(t *testing.T) {
 	for _, p := range paths {
 		get(p)
 	}
-	found, _ := a.cache.lookups()
+	found := a.cacheFound()
 	vote(1) // another flag: a new snapshot, flag 0 as it was
 	for _, p := range paths {
 		get(p)
 	}
-	if f, _ := a.cache.lookups(); f != found+2 {
+	if f := a.cacheFound(); f != found+2 {
 		t.Errorf("after a load that left the flag as it was, %d of its 2 answers came from the cache", f-found)
 	}
 	red := func(body string) bool { return strings.Contains(body, `"red":`+strconv.FormatInt(ins[0].Red, 10)+`,`) }
@@ -83,4 +83,12 @@ func TestFlagCachedAcrossLoads(t *testing.T) {
 			t.Errorf("GET %s after a vote on the flag: %s, want red %d", p, body, ins[0].Red)
 		}
 	}
+}
+
+// cacheFound is the lookups the response cache and the details' table
+// answered.
+func (a *API) cacheFound() uint64 {
+	found, _ := a.cache.lookups()
+	df, _ := a.details.lookups()
+	return found + df
 }

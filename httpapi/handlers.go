@@ -73,11 +73,11 @@ func (a *API) flags(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 }
 
 func (a *API) flag(c *gin.Context, s *memstore.Snapshot) (*response, error) {
-	f, _, ok := s.FlagBySlug(c.Param("slug"))
+	f, slot, ok := s.FlagBySlug(c.Param("slug"))
 	if !ok {
 		return nil, errNotFound
 	}
-	return a.cache.getFrom("flag\x00"+f.ID(), f, func() ([]byte, error) { return renderDetail(f), nil })
+	return a.details.get(f, slot, a.cache), nil
 }
 
 func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {

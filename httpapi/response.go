@@ -132,21 +132,33 @@ func (c *cache) get(key string, render func() ([]byte, error)) (*response, error
 // and immutable (pointers to a flag, to the trend history); the entry
 // keeps it alive, which its cost counts (srcCost).
 func (c *cache) getFrom(key string, src any, render func() ([]byte, error)) (*response, error) {
-	if c.rc != nil {
-		if r, ok := c.rc.Get(key); ok && r.src == src {
-			return r, nil
-		}
+	if r, ok := c.lookFrom(key, src); ok {
+		return r, nil
 	}
 	body, err := render()
 	if err != nil {
 		return nil, err
 	}
+	return c.keepFrom(key, src, body), nil
+}
+
+// lookFrom is getFrom's lookup: the entry of key, if it was made from src.
+func (c *cache) lookFrom(key string, src any) (*response, bool) {
+	if c.rc == nil {
+		return nil, false
+	}
+	r, ok := c.rc.Get(key)
+	return r, ok && r.src == src
+}
+
+// keepFrom is getFrom's store: body, made from src, as the entry of key.
+func (c *cache) keepFrom(key string, src any, body []byte) *response {
 	r := newResponse(body)
 	r.src = src
 	if c.rc != nil {
 		c.rc.Set(key, r, int64(len(body)+len(key)+64+srcCost))
 	}
-	return r, nil
+	return r
 }
 
 // srcCost is what a flag that an entry of getFrom keeps alive holds

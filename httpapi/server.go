@@ -67,6 +67,7 @@ type API struct {
 	store   *memstore.Store
 	limiter ratelimit.Limiter
 	cache   *cache
+	details *details
 	log     *slog.Logger
 	now     func() time.Time
 	engine  *gin.Engine
@@ -97,7 +98,8 @@ func New(opt Options) (*API, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	c, err := newCache(opt.CacheBytes)
+	// Half the budget is the details' table, half the response cache.
+	c, err := newCache(opt.CacheBytes - opt.CacheBytes/2)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +110,7 @@ func New(opt Options) (*API, error) {
 	if opt.SweepEvery <= 0 {
 		opt.SweepEvery = 30 * time.Second
 	}
-	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, log: opt.Log, now: opt.Now, openapi: newResponse(spec),
+	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, details: newDetails(opt.CacheBytes / 2), log: opt.Log, now: opt.Now, openapi: newResponse(spec),
 		proxies: opt.TrustedProxies, stop: make(chan struct{})}
 	if opt.AnonRateLimit > 0 {
 		a.anon = ratelimit.NewAddrs(opt.AnonRateLimit, maxAnonAddrs)
@@ -133,11 +135,12 @@ func (a *API) Handler() http.Handler { return a.engine }
 // not asked before is then rendered, without running the search).
 func (a *API) CacheHitRatio() float64 {
 	found, all := a.cache.lookups()
+	df, da := a.details.lookups()
 	sf, sa := a.searches.lookups()
-	if all+sa == 0 {
+	if all+da+sa == 0 {
 		return 0
 	}
-	return float64(found+sf) / float64(all+sa)
+	return float64(found+df+sf) / float64(all+da+sa)
 }
 
 // Close ends the live streams, stops the limiters' sweep and releases the

@@ -1,0 +1,137 @@
+package httpapi
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/flagpole/flagpole/memstore"
+)
+
+// TestDetailsTable: the details' table answers a flag with the response
+// made from that very flag, keeps four flags a set and drops the oldest
+// for a fifth, misses a flag a load replaced and answers its new votes,
+// leaves a body too long for it to the response cache, spreads slots
+// over its sets, and holds no more entries than its bytes allow.
+func TestDetailsTable(t *testing.T) {
+	now := time.Now().UTC()
+	ins := make([]memstore.FlagInput, setWays+2)
+	for i := range ins {
+		ins[i] = testInput(i, now)
+	}
+	longFlag := len(ins) - 1
+	long := strings.Repeat("long description ", 200) // a body over maxDetailBody
+	ins[longFlag].Description[memstore.EN] = &long
+	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := newCache(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.close)
+	d := newDetails(setWays * detailEntryCost) // one set: every flag competes
+	if len(d.ways) != setWays {
+		t.Fatalf("a table of one set's bytes has %d entries", len(d.ways))
+	}
+	flag := func(s *memstore.Snapshot, i int) (*memstore.Flag, int) {
+		t.Helper()
+		f, slot, ok := s.FlagBySlug(ins[i].Slug)
+		if !ok {
+			t.Fatalf("flag %d not found", i)
+		}
+		return f, slot
+	}
+	get := func(s *memstore.Snapshot, i int) *response {
+		t.Helper()
+		f, slot := flag(s, i)
+		r := d.get(f, slot, c)
+		if want := renderDetail(f); !bytes.Equal(r.body, want) {
+			t.Fatalf("flag %d: body %s, want %s", i, r.body, want)
+		}
+		return r
+	}
+	hits := func() uint64 { n, _ := d.lookups(); return n }
+
+	first := make([]*response, setWays)
+	for i := range first {
+		first[i] = get(s, i)
+	}
+	if hits() != 0 {
+		t.Errorf("%d hits before any flag was asked twice", hits())
+	}
+	for i := range first {
+		if get(s, i) != first[i] {
+			t.Errorf("flag %d of a full set: a new response", i)
+		}
+	}
+	if hits() != setWays {
+		t.Errorf("%d hits, want %d", hits(), setWays)
+	}
+	get(s, setWays) // one more: the oldest goes
+	if get(s, 0) == first[0] {
+		t.Error("a flag over the set's ways left the oldest entry in place")
+	}
+
+	// A load that changes flag 1 makes a new flag: its entry no longer
+	// answers, and the votes answered are the new ones.
+	ins[1].Red += 100
+	next, err := memstore.Build(s, memstore.Change{Flags: []memstore.FlagInput{ins[1]}, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := get(next, 1); r == first[1] || !bytes.Contains(r.body, []byte(`"red":`+strconv.FormatInt(ins[1].Red, 10)+`,`)) {
+		t.Errorf("after a vote: %s, want a new response with red %d", r.body, ins[1].Red)
+	}
+
+	// A body over the table's bound goes to the response cache.
+	before := hits()
+	rl := get(s, longFlag)
+	if len(rl.body) <= maxDetailBody {
+		t.Fatalf("the long flag's body is %d bytes, not over %d", len(rl.body), maxDetailBody)
+	}
+	for i := range d.ways {
+		if e := d.ways[i].Load(); e != nil && e.r == rl {
+			t.Error("the table kept a body over its bound")
+		}
+	}
+	c.rc.Wait() // ristretto admits a Set asynchronously
+	if get(s, longFlag) != rl || hits() != before {
+		t.Error("the long body was not answered from the response cache")
+	}
+
+	// Consecutive slots spread over the sets: none holds far more than
+	// its share.
+	big := newDetails(1000 * setWays * detailEntryCost)
+	per := map[*atomic.Pointer[detailEntry]]int{}
+	for slot := range 4000 {
+		per[&big.set(slot)[0]]++
+	}
+	for _, n := range per {
+		if n > 12 {
+			t.Errorf("4,000 slots over 1,000 sets: one set has %d (%d sets used)", n, len(per))
+			break
+		}
+	}
+
+	// The bound: as many sets as fit in the bytes, at least one.
+	for _, maxBytes := range []int64{1, detailEntryCost, 5 * detailEntryCost, 64 << 20, 64<<20 + 1, 1 << 30} {
+		n := int64(len(newDetails(maxBytes).ways))
+		if n < setWays || n%setWays != 0 || (maxBytes >= setWays*detailEntryCost && n*detailEntryCost > maxBytes) ||
+			(n+setWays)*detailEntryCost <= maxBytes {
+			t.Errorf("newDetails(%d) has %d entries of %d bytes", maxBytes, n, detailEntryCost)
+		}
+	}
+	if newDetails(0) != nil {
+		t.Error("a table of no bytes was made")
+	}
+	var none *details // no table: the response cache answers
+	f, slot := flag(s, 2)
+	if r := none.get(f, slot, c); !bytes.Equal(r.body, renderDetail(f)) {
+		t.Errorf("without a table: %s", r.body)
+	}
+}
