@@ -7,25 +7,27 @@ import (
 
 // gcTuner bounds how far the heap grows between two collections. Go's
 // default (GOGC=100) lets it double: fine for a small heap, but a server
-// holding a million flags (1.5 GB live) would then sit at 3 GB. After each
-// flag load the tuner lets the heap grow by a quarter of its live size,
-// at least minHeadroom (64 MB): a small heap keeps the default and collects as
-// rarely as ever; a large one collects a little more often (marking it is
-// cheap: the snapshot is a few large arenas) and stays near its live
-// size. An operator's GOGC turns the tuner off.
+// holding a million flags (1.1 GB live) would then sit at 2.2 GB. After
+// each flag load the tuner lets the heap grow by a quarter of its live
+// size, at least minHeadroom (48 MB): a small heap keeps the default and
+// collects as rarely as ever; a large one collects a little more often
+// (marking it is cheap: the snapshot is a few large arenas) and stays near
+// its live size. An operator's GOGC turns the tuner off.
 //
 // The floor is what the process's resident memory pays for fewer
-// collections. At 100,000 flags under the bench's load, a floor of 128 MB
-// held 451 MB resident with the collector at 3.1 % of the CPU, 64 MB 373
-// MB at 5.6 % (the same heap, one run); with the heap made smaller and
-// its pointers fewer since, about 300 MB at 2.1 % (bench/README.md).
+// collections. At 100,000 flags under the bench's 27 cases (live heap 174
+// MB after them), one run each: a floor of 64 MB held 294 MB resident
+// with the collector at 1.9 % of the CPU (217 collections), 48 MB 275 MB
+// at 2.4 % (276), 32 MB 251 MB at 3.6 % (412) (bench/README.md). 48 MB
+// keeps a margin under the 300 MB the bench asks at that size for half a
+// point of CPU.
 type gcTuner struct {
 	enabled bool
 	last    int
 }
 
 // minHeadroom is the least growth allowed between two collections.
-const minHeadroom = 64 << 20
+const minHeadroom = 48 << 20
 
 // newGCTuner makes the tuner, off when the operator set GOGC (gogcSet).
 func newGCTuner(gogcSet bool) *gcTuner {
