@@ -288,3 +288,15 @@ func TestArenaReusesScratch(t *testing.T) {
 		t.Fatalf("a buffer of 101 bytes has room for %d", cap(larger))
 	}
 }
+
+// TestFlagSize: a flag is 176 bytes on a 64-bit machine, its version in
+// what was padding; every byte more is 100 KB at 100,000 flags, and a
+// field out of place costs a word of padding.
+func TestFlagSize(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("sizes are for 64-bit machines")
+	}
+	if n := unsafe.Sizeof(Flag{}); n != 176 {
+		t.Errorf("a Flag is %d bytes, want 176", n)
+	}
+}

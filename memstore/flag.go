@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"slices"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -40,21 +41,33 @@ type Flag struct {
 	// folded words; language l's are words[wordEnd[l-1]:wordEnd[l]]. The
 	// ids of its distinct stems follow: language l's are
 	// words[stemEnd[l-1]:stemEnd[l]], the first from wordEnd[NumLangs-1].
-	words       []uint32
-	ends        [numStrs]uint32
+	words    []uint32
+	ends     [numStrs]uint32
+	Category Category
+	Dominant Dominant
+	// verbatim has bit k set when Cuts()[k] needs no escaping in JSON.
+	verbatim uint8
+	// descs has bit l set when language l has a description.
+	descs       uint8
 	Red, Green  int64
 	controversy float64
 	createdMS   int64
 	updatedMS   int64
 	wordEnd     [NumLangs]uint16
 	stemEnd     [NumLangs]uint16
-	Category    Category
-	Dominant    Dominant
-	// verbatim has bit k set when Cuts()[k] needs no escaping in JSON.
-	verbatim uint8
-	// descs has bit l set when language l has a description.
-	descs uint8
+	version     uint64 // see Version
 }
+
+// flagVersions numbers the flags a process makes (see Version).
+var flagVersions atomic.Uint64
+
+// Version names the flag's data: two flags of a process have the same
+// version only when one is a copy of the other (a renewed lexicon copies
+// every flag), never when a load changed anything. A cache tells flags
+// apart by it without keeping one alive, as holding the pointer would:
+// with it, the memory its flag was carved from, shared with others (see
+// arena).
+func (f *Flag) Version() uint64 { return f.version }
 
 // The places of a flag's strings in its run.
 const (
@@ -285,6 +298,7 @@ func newFlag(in *FlagInput, cat Category, prev *Flag, lx *lexicon, a *arena) *Fl
 		Category: cat, Red: in.Red, Green: in.Green,
 		Dominant: DominantOf(in.Red, in.Green), controversy: Controversy(in.Red, in.Green),
 		createdMS: in.CreatedAt.UnixMilli(), updatedMS: in.UpdatedAt.UnixMilli(),
+		version: flagVersions.Add(1),
 	}
 	sameStrs := prev != nil && prev.sameStrs(in)
 	if sameStrs {

@@ -136,7 +136,7 @@ func TestDeltaIsBounded(t *testing.T) {
 
 	rewritten := ins[0]
 	start := snap.lexicon.size()
-	folds = 0
+	folds, renewals := 0, 0
 	for k := range 2000 {
 		rewritten.Text[EN] = fmt.Sprintf("fresh%d common", k)
 		next, err := Build(snap, Change{Flags: []FlagInput{rewritten}, LoadedAt: now})
@@ -149,6 +149,19 @@ func TestDeltaIsBounded(t *testing.T) {
 		if next.search.seg[1] == nil {
 			folds++
 		}
+		if next.renewed { // a copy of every flag: the copies keep their versions
+			renewals++
+			was, _, _ := snap.FlagBySlug(ins[1].Slug)
+			now, _, _ := next.FlagBySlug(ins[1].Slug)
+			if now == was || now.Version() != was.Version() {
+				t.Fatalf("rewrite %d: a renewed lexicon's copy of a flag: version %d, was %d", k, now.Version(), was.Version())
+			}
+		}
+		if was, _, _ := snap.FlagBySlug(rewritten.Slug); was != nil {
+			if now, _, _ := next.FlagBySlug(rewritten.Slug); now.Version() == was.Version() {
+				t.Fatalf("rewrite %d: the rewritten flag kept its version %d", k, was.Version())
+			}
+		}
 		// A fold compacts where words or stems alone pass the slack: the
 		// lexicon stays within twice the slack of what the flags use.
 		if n := next.lexicon.size(); n > start+2*start/lexiconSlack+8 {
@@ -156,8 +169,8 @@ func TestDeltaIsBounded(t *testing.T) {
 		}
 		snap = next
 	}
-	if folds == 0 {
-		t.Fatal("the rewrites never folded the delta")
+	if folds == 0 || renewals == 0 {
+		t.Fatalf("the rewrites folded the delta %d times and renewed the lexicon %d times", folds, renewals)
 	}
 	ins[0] = rewritten
 	scratch, err = Build(nil, Change{Full: true, Flags: ins, LoadedAt: now})

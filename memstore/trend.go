@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -107,7 +108,17 @@ type Trends struct {
 	order           []uint32 // the entries, ascending by id
 	rows, size      int      // points and bytes of series held
 	first           int32    // the earliest day held
+	version         uint64
 }
+
+// trendVersions numbers the histories a process makes (see Version).
+var trendVersions atomic.Uint64
+
+// Version is a number no other history of the process has: a cache tells
+// two histories apart by it without keeping either alive, as holding the
+// pointer would (every load that finds the daily snapshots changed makes
+// a new history, of 10 MB at 100,000 flags).
+func (t *Trends) Version() uint64 { return t.version }
 
 // Rows is the number of points held.
 func (t *Trends) Rows() int { return t.rows }
@@ -196,6 +207,7 @@ func (t *Trends) done() *Trends {
 	t.order = exact(kept)
 	t.keys, t.data = exact(t.keys), exact(t.data)
 	t.keyEnd, t.dataEnd = exact(t.keyEnd), exact(t.dataEnd)
+	t.version = trendVersions.Add(1)
 	return t
 }
 

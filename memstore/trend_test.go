@@ -41,6 +41,9 @@ func TestTrendSeries(t *testing.T) {
 	if tr.Of("a", 0, 1000)[0].Red != 5 {
 		t.Fatal("With changed the old Trends")
 	}
+	if n.Version() == tr.Version() || n.Version() == 0 || tr.Version() == 0 {
+		t.Fatalf("a history and the one With made of it: versions %d and %d", tr.Version(), n.Version())
+	}
 	// A flag whose rows come twice, apart: the last run is held.
 	b = NewTrendBuilder(100)
 	for _, id := range []string{"z", "a", "z"} {
