@@ -6,10 +6,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/flagpole/flagpole/memstore"
 )
@@ -21,16 +23,7 @@ import (
 // cache in effect.
 func TestFlagCachedAcrossLoads(t *testing.T) {
 	now := time.Now().UTC()
-	st := &memstore.Store{}
-	a, err := New(Options{Store: st, CacheBytes: 1 << 20, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Close)
-	srv := httptest.NewServer(a.Handler())
-	t.Cleanup(srv.Close)
-	const secret = "grf_0123456789abcdef0123456789abcdef"
-	st.SetKeys(memstore.NewKeySet([][sha256.Size]byte{sha256.Sum256([]byte(secret))}, []memstore.Key{{ID: "k1", Limit: 1000}}, now))
+	a, st, get := cachedServer(t)
 	ins := []memstore.FlagInput{testInput(1, now), testInput(2, now)}
 	b := memstore.NewTrendBuilder(memstore.DayOf(now) - 10)
 	b.Add([]byte(ins[0].ID), memstore.DayOf(now)-1, 3, 4)
@@ -39,22 +32,6 @@ func TestFlagCachedAcrossLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.SetSnapshot(s)
-	get := func(path string) string {
-		t.Helper()
-		req, _ := http.NewRequest("GET", srv.URL+path, nil)
-		req.Header.Set("Authorization", "Bearer "+secret)
-		res, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		body, _ := io.ReadAll(res.Body)
-		if res.StatusCode != 200 {
-			t.Fatalf("GET %s: %d %s", path, res.StatusCode, body)
-		}
-		a.cache.rc.Wait() // ristretto admits a Set asynchronously
-		return string(body)
-	}
 	vote := func(i int) {
 		t.Helper()
 		ins[i].Red++
@@ -82,6 +59,129 @@ func TestFlagCachedAcrossLoads(t *testing.T) {
 		if body := get(p); !red(body) {
 			t.Errorf("GET %s after a vote on the flag: %s, want red %d", p, body, ins[0].Red)
 		}
+	}
+}
+
+// cachedServer serves an API with a response cache over loopback HTTP
+// from a store the test fills; get asks for a path with a key and returns
+// the body of its 200 once the cache has taken it in.
+func cachedServer(t *testing.T) (*API, *memstore.Store, func(path string) string) {
+	t.Helper()
+	st := &memstore.Store{}
+	a, err := New(Options{Store: st, CacheBytes: 1 << 20, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	srv := httptest.NewServer(a.Handler())
+	t.Cleanup(srv.Close)
+	const secret = "grf_0123456789abcdef0123456789abcdef"
+	st.SetKeys(memstore.NewKeySet([][sha256.Size]byte{sha256.Sum256([]byte(secret))}, []memstore.Key{{ID: "k1", Limit: 1 << 30}}, time.Now()))
+	return a, st, func(path string) string {
+		t.Helper()
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+secret)
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		if res.StatusCode != 200 {
+			t.Fatalf("GET %s: %d %s", path, res.StatusCode, body)
+		}
+		a.cache.rc.Wait() // ristretto admits a Set asynchronously
+		return string(body)
+	}
+}
+
+// TestCachesLetGoOfReplacedData: a response kept for a flag does not keep
+// alive what later loads replaced. A trend's entry named the trend history
+// it was made from by pointer, and every load that finds the daily
+// snapshots changed makes a new history (10 MB at 100,000 flags): each
+// entry not asked for again held one. And an entry holding its flag held with it the memory the flag
+// was carved from, shared with others (a full load carves them together):
+// the entries name flags by their versions.
+func TestCachesLetGoOfReplacedData(t *testing.T) {
+	now := time.Now().UTC()
+	_, st, get := cachedServer(t)
+	ins := make([]memstore.FlagInput, 1100) // a full load carves them together
+	for i := range ins {
+		ins[i] = testInput(i, now)
+	}
+	long := strings.Repeat("long description ", 200) // a body for the response cache
+	ins[2].Description[memstore.EN] = &long
+	history := func(red int64) *memstore.Trends {
+		b := memstore.NewTrendBuilder(memstore.DayOf(now) - 10)
+		b.Add([]byte(ins[0].ID), memstore.DayOf(now)-1, red, 4)
+		return b.Done()
+	}
+	load := func(ch memstore.Change) {
+		t.Helper()
+		ch.LoadedAt = now
+		s, err := memstore.Build(st.Snapshot(), ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.SetSnapshot(s)
+	}
+	load(memstore.Change{Full: true, Flags: ins, Trends: history(3)})
+	var old []weak.Pointer[memstore.Flag]
+	for _, i := range []int{0, 2} {
+		f, _, _ := st.Snapshot().FlagBySlug(ins[i].Slug)
+		old = append(old, weak.Make(f))
+	}
+	oldTrends := weak.Make(st.Snapshot().Trends)
+
+	for _, i := range []int{0, 2} {
+		get("/api/public/flag/" + ins[i].Slug + "/trend?days=7")
+		get("/api/public/flag/" + ins[i].Slug)
+	}
+	// A new snapshot of flag 0's day: a new history. Then every flag's votes
+	// change in a full load: every flag a new one.
+	load(memstore.Change{Trends: history(5)})
+	for i := range ins {
+		ins[i].Green += 2
+	}
+	load(memstore.Change{Full: true, Flags: ins})
+	// Asked for: another flag; flag 0's and 2's entries are stale.
+	get("/api/public/flag/" + ins[1].Slug + "/trend?days=7")
+	get("/api/public/flag/" + ins[1].Slug)
+	load(memstore.Change{Trends: history(6)}) // nothing holds the snapshots before
+
+	for range 3 {
+		runtime.GC()
+	}
+	if oldTrends.Value() != nil {
+		t.Error("a trend history two loads old is still alive: a cached trend holds it")
+	}
+	for k, w := range old {
+		if w.Value() != nil {
+			t.Errorf("flag %d, replaced by a load, is still alive: a cached response holds it", []int{0, 2}[k])
+		}
+	}
+}
+
+// TestDetailsHitRatio: a flag asked for twice is answered the second time
+// by the details' table, and the hit ratio counts both lookups: the
+// response cache's miss, then the table's hit.
+func TestDetailsHitRatio(t *testing.T) {
+	now := time.Now().UTC()
+	a, st, get := cachedServer(t)
+	in := testInput(1, now)
+	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: []memstore.FlagInput{in}, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetSnapshot(s)
+	for n, want := range []float64{0, 0.5, 2.0 / 3} {
+		get("/api/public/flag/" + in.Slug)
+		if hr := a.CacheHitRatio(); hr != want {
+			t.Errorf("after %d requests for a flag, hit ratio %v, want %v", n+1, hr, want)
+		}
+	}
+	if found, all := a.details.lookups(); found != 2 || all != 2 {
+		t.Errorf("the details' table answered %d of %d lookups, want 2 of 2", found, all)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -76,6 +77,12 @@ func TestDetailsTable(t *testing.T) {
 	if get(s, 0) == first[0] {
 		t.Error("a flag over the set's ways left the oldest entry in place")
 	}
+	// Flag 0 came back in place of the oldest, 1; 2 and 3 are as they were.
+	for i := range first {
+		if _, ok := d.find(s, ins[i].Slug); ok != (i != 1) {
+			t.Errorf("after two flags over the set's ways, flag %d in the table: %v", i, ok)
+		}
+	}
 
 	// A load that changes flag 1 makes a new flag: its entry no longer
 	// answers, and the votes answered are the new ones.
@@ -87,9 +94,25 @@ func TestDetailsTable(t *testing.T) {
 	if r := get(next, 1); r == first[1] || !bytes.Contains(r.body, []byte(`"red":`+strconv.FormatInt(ins[1].Red, 10)+`,`)) {
 		t.Errorf("after a vote: %s, want a new response with red %d", r.body, ins[1].Red)
 	}
+	// The set holds 1 (new), 0, 4, 3. A vote on 4: its new version takes
+	// the old one's way, not the oldest's, and the set's other flags, the
+	// same in the new snapshot, are still answered from it.
+	ins[setWays].Green += 5
+	next, err = memstore.Build(next, memstore.Change{Flags: []memstore.FlagInput{ins[setWays]}, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get(next, setWays)
+	before := hits()
+	for _, i := range []int{0, 1, 3} {
+		get(next, i)
+	}
+	if got := hits() - before; got != 3 {
+		t.Errorf("after a flag's new version: %d of the 3 other flags of its set answered by the table", got)
+	}
 
 	// A body over the table's bound goes to the response cache.
-	before := hits()
+	before = hits()
 	rl := get(s, longFlag)
 	if len(rl.body) <= maxDetailBody {
 		t.Fatalf("the long flag's body is %d bytes, not over %d", len(rl.body), maxDetailBody)
@@ -133,5 +156,111 @@ func TestDetailsTable(t *testing.T) {
 	f, slot := flag(s, 2)
 	if r := none.get(f, slot, c); !bytes.Equal(r.body, renderDetail(f)) {
 		t.Errorf("without a table: %s", r.body)
+	}
+}
+
+// find reports whether the table holds the response of s's flag slug.
+func (d *details) find(s *memstore.Snapshot, slug string) (*response, bool) {
+	f, _, _ := s.FlagBySlug(slug)
+	for i := range d.ways {
+		if e := d.ways[i].Load(); e != nil && e.version == f.Version() {
+			return e.r, true
+		}
+	}
+	return nil, false
+}
+
+// TestDetailsCutOff: a body of maxDetailBody bytes is kept in the table,
+// one a byte longer is not.
+func TestDetailsCutOff(t *testing.T) {
+	now := time.Now().UTC()
+	c, err := newCache(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.close)
+	for _, want := range []int{maxDetailBody, maxDetailBody + 1} {
+		in := testInput(1, now)
+		desc := ""
+		in.Description[memstore.EN] = &desc
+		s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: []memstore.FlagInput{in}, LoadedAt: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, _, _ := s.FlagBySlug(in.Slug)
+		desc = strings.Repeat("x", want-len(renderDetail(f))) // plain letters: as long in JSON
+		if s, err = memstore.Build(nil, memstore.Change{Full: true, Flags: []memstore.FlagInput{in}, LoadedAt: now}); err != nil {
+			t.Fatal(err)
+		}
+		f, slot, _ := s.FlagBySlug(in.Slug)
+		d := newDetails(setWays * detailEntryCost)
+		if r := d.get(f, slot, c); len(r.body) != want {
+			t.Fatalf("a body of %d bytes, want %d", len(r.body), want)
+		}
+		if _, ok := d.find(s, in.Slug); ok != (want <= maxDetailBody) {
+			t.Errorf("a body of %d bytes (the bound %d) in the table: %v", want, maxDetailBody, ok)
+		}
+	}
+}
+
+// TestDetailsConcurrent: requests for flags that loads keep replacing, all
+// at once, each get the body of the very flag they asked for (run it with
+// -race).
+func TestDetailsConcurrent(t *testing.T) {
+	now := time.Now().UTC()
+	c, err := newCache(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.close)
+	ins := make([]memstore.FlagInput, 24)
+	for i := range ins {
+		ins[i] = testInput(i, now)
+	}
+	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st memstore.Store
+	st.SetSnapshot(s)
+	d := newDetails(2 * setWays * detailEntryCost) // two sets: every insert competes
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan string, 4)
+	for w := range 4 {
+		wg.Go(func() {
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				s := st.Snapshot()
+				f, slot, _ := s.FlagBySlug(ins[(n*7+w)%len(ins)].Slug)
+				if r := d.get(f, slot, c); !bytes.Equal(r.body, renderDetail(f)) {
+					select {
+					case errs <- string(r.body):
+					default:
+					}
+					return
+				}
+			}
+		})
+	}
+	for k := range 200 {
+		x := ins[k%len(ins)]
+		x.Red += int64(k)
+		next, err := memstore.Build(st.Snapshot(), memstore.Change{Flags: []memstore.FlagInput{x}, LoadedAt: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.SetSnapshot(next)
+		time.Sleep(100 * time.Microsecond)
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for body := range errs {
+		t.Errorf("a request got another flag's body: %s", body)
 	}
 }

@@ -123,14 +123,15 @@ func (c *cache) get(key string, render func() ([]byte, error)) (*response, error
 	return r, nil
 }
 
-// getFrom is get for a response made from src alone (a flag; a flag and
-// the trend history), which its key does not name: an entry answers only
-// while src is the one it was made from. The key names no snapshot, so a
-// load that leaves src as it was keeps the entry: under a steady stream of
-// votes, loads swap snapshots many times a second, and a key of the
-// snapshot's generation would find nothing twice. src must be comparable
-// and immutable (pointers to a flag, to the trend history); the entry
-// keeps it alive, which its cost counts (srcCost).
+// getFrom is get for a response made from src alone (a flag's version; a
+// flag's and the trend history's), which its key does not name: an entry
+// answers only while src is the one it was made from. The key names no
+// snapshot, so a load that leaves src as it was keeps the entry: under a
+// steady stream of votes, loads swap snapshots many times a second, and a
+// key of the snapshot's generation would find nothing twice. src must be
+// comparable, and name what it stands for without holding it (versions,
+// not pointers): an entry holding a flag or a history a later load
+// replaced would keep it alive, with all the memory it shares.
 func (c *cache) getFrom(key string, src any, render func() ([]byte, error)) (*response, error) {
 	if r, ok := c.lookFrom(key, src); ok {
 		return r, nil
@@ -156,14 +157,10 @@ func (c *cache) keepFrom(key string, src any, body []byte) *response {
 	r := newResponse(body)
 	r.src = src
 	if c.rc != nil {
-		c.rc.Set(key, r, int64(len(body)+len(key)+64+srcCost))
+		c.rc.Set(key, r, int64(len(body)+len(key)+64))
 	}
 	return r
 }
-
-// srcCost is what a flag that an entry of getFrom keeps alive holds
-// besides the entry's body: its struct, texts and search words.
-const srcCost = 1 << 10
 
 // lookups are the responses the cache found, and all it was asked for.
 func (c *cache) lookups() (found, all uint64) {
