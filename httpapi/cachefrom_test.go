@@ -53,6 +53,18 @@ func TestFlagCachedAcrossLoads(t *testing.T) {
 	if f := a.cacheFound(); f != found+2 {
 		t.Errorf("after a load that left the flag as it was, %d of its 2 answers came from the cache", f-found)
 	}
+	// A new trend history, the flag as it was: the trend is rendered again
+	// from the new history's points.
+	b = memstore.NewTrendBuilder(memstore.DayOf(now) - 10)
+	b.Add([]byte(ins[0].ID), memstore.DayOf(now)-1, 77, 4)
+	next, err := memstore.Build(st.Snapshot(), memstore.Change{Trends: b.Done(), LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetSnapshot(next)
+	if body := get(paths[1]); !strings.Contains(body, `"red":77,`) {
+		t.Errorf("after a new trend history: %s, want its red 77", body)
+	}
 	red := func(body string) bool { return strings.Contains(body, `"red":`+strconv.FormatInt(ins[0].Red, 10)+`,`) }
 	vote(0)
 	for _, p := range paths {

@@ -78,7 +78,7 @@ func (d *details) set(slot int) []atomic.Pointer[detailEntry] {
 // response cache alone.
 func (d *details) get(f *memstore.Flag, slot int, c *cache) *response {
 	if d == nil {
-		r, _ := c.getFrom(detailKey(f), f.Version(), func() ([]byte, error) { return renderDetail(f), nil })
+		r, _ := c.getFrom(detailKey(f), source{f.Version()}, func() ([]byte, error) { return renderDetail(f), nil })
 		return r
 	}
 	v := f.Version()
@@ -93,24 +93,27 @@ func (d *details) get(f *memstore.Flag, slot int, c *cache) *response {
 			d.hits.Add(1)
 			return e.r
 		}
-		if e.slot == slot && from == len(set)-1 {
+		if e.slot == slot && e.version < v && from == len(set)-1 {
 			from = i // an older version of the flag: it goes, not a neighbour
 		}
 	}
-	if r, ok := c.lookFrom(detailKey(f), v); ok {
+	if r, ok := c.lookFrom(detailKey(f), source{v}); ok {
 		return r
 	}
 	body := renderDetail(f)
 	if len(body) > maxDetailBody {
-		return c.keepFrom(detailKey(f), v, body)
+		return c.keepFrom(detailKey(f), source{v}, body)
 	}
 	r := newResponse(body)
-	if e := set[0].Load(); e != nil && e.version == v {
-		return e.r // a request for the same flag made it meanwhile
+	for i := range set {
+		if e := set[i].Load(); e != nil && e.version == v {
+			return e.r // a request for the same flag made it meanwhile
+		}
 	}
 	// The new entry goes first, the others down a way up to the one freed.
-	// A lookup racing with this misses at worst, and renders the same
-	// body again.
+	// An insert racing with this one in the same set may leave an entry in
+	// two ways and drop another; a lookup racing with either misses at
+	// worst, and renders the same body again. Both only cost a render.
 	for i := from; i > 0; i-- {
 		set[i].Store(set[i-1].Load())
 	}

@@ -110,6 +110,14 @@ func TestDetailsTable(t *testing.T) {
 	if got := hits() - before; got != 3 {
 		t.Errorf("after a flag's new version: %d of the 3 other flags of its set answered by the table", got)
 	}
+	// A request still on the snapshot before asks for 4's old version: it
+	// takes the oldest's way, not the newer version's.
+	get(s, setWays)
+	before = hits()
+	get(next, setWays)
+	if hits() != before+1 {
+		t.Error("a flag's old version, asked for on the snapshot before, pushed out its new one")
+	}
 
 	// A body over the table's bound goes to the response cache.
 	before = hits()

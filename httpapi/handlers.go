@@ -95,18 +95,10 @@ func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	}
 	today := memstore.DayOf(a.now())
 	key := "trend\x00" + f.ID() + "\x00" + strconv.Itoa(days) + "\x00" + strconv.Itoa(int(today))
-	return a.cache.getFrom(key, trendSrc{f.Version(), s.Trends.Version()}, func() ([]byte, error) {
+	return a.cache.getFrom(key, source{f.Version(), s.Trends.Version()}, func() ([]byte, error) {
 		points := s.Trends.Of(f.ID(), today-int32(days-1), today)
 		return renderTrend(f, days, points), nil
 	})
-}
-
-// trendSrc is what a trend's body is made of, besides its key's days: the
-// flag and the history, named by their versions, not held (an entry
-// holding a history a later load replaced would keep it alive, all of it:
-// 10 MB at 100,000 flags).
-type trendSrc struct {
-	flag, trends uint64
 }
 
 func (a *API) categories(c *gin.Context, s *memstore.Snapshot) (*response, error) {

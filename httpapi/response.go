@@ -31,8 +31,8 @@ type payload struct {
 	gz       []byte
 	gzLength []string // Content-Length of gz
 
-	// src is what a response of cache.getFrom was made from.
-	src any
+	// src is what a response of cache.getFrom was made from (see source).
+	src source
 }
 
 func newPayload(body []byte, etag string, gzLevel int) *payload {
@@ -123,16 +123,20 @@ func (c *cache) get(key string, render func() ([]byte, error)) (*response, error
 	return r, nil
 }
 
+// source names what a response of getFrom was made from by versions (a
+// flag's, the trend history's), which start at 1; zero where unused. A
+// number, not a pointer: an entry holding a flag or a history a later load
+// replaced would keep it alive, with all the memory it shares. Of a fixed
+// type, not an interface, which would allocate to box it on every lookup.
+type source [2]uint64
+
 // getFrom is get for a response made from src alone (a flag's version; a
 // flag's and the trend history's), which its key does not name: an entry
 // answers only while src is the one it was made from. The key names no
 // snapshot, so a load that leaves src as it was keeps the entry: under a
 // steady stream of votes, loads swap snapshots many times a second, and a
-// key of the snapshot's generation would find nothing twice. src must be
-// comparable, and name what it stands for without holding it (versions,
-// not pointers): an entry holding a flag or a history a later load
-// replaced would keep it alive, with all the memory it shares.
-func (c *cache) getFrom(key string, src any, render func() ([]byte, error)) (*response, error) {
+// key of the snapshot's generation would find nothing twice.
+func (c *cache) getFrom(key string, src source, render func() ([]byte, error)) (*response, error) {
 	if r, ok := c.lookFrom(key, src); ok {
 		return r, nil
 	}
@@ -144,7 +148,7 @@ func (c *cache) getFrom(key string, src any, render func() ([]byte, error)) (*re
 }
 
 // lookFrom is getFrom's lookup: the entry of key, if it was made from src.
-func (c *cache) lookFrom(key string, src any) (*response, bool) {
+func (c *cache) lookFrom(key string, src source) (*response, bool) {
 	if c.rc == nil {
 		return nil, false
 	}
@@ -153,7 +157,7 @@ func (c *cache) lookFrom(key string, src any) (*response, bool) {
 }
 
 // keepFrom is getFrom's store: body, made from src, as the entry of key.
-func (c *cache) keepFrom(key string, src any, body []byte) *response {
+func (c *cache) keepFrom(key string, src source, body []byte) *response {
 	r := newResponse(body)
 	r.src = src
 	if c.rc != nil {
