@@ -97,12 +97,13 @@ func (d *details) get(f *memstore.Flag, slot int, c *cache) *response {
 			from = i // an older version of the flag: it goes, not a neighbour
 		}
 	}
-	if r, ok := c.lookFrom(detailKey(f), source{v}); ok {
+	key := detailKey(f)
+	if r, ok := c.lookFrom(key, source{v}); ok {
 		return r
 	}
 	body := renderDetail(f)
 	if len(body) > maxDetailBody {
-		return c.keepFrom(detailKey(f), source{v}, body)
+		return c.keepFrom(key, source{v}, body)
 	}
 	r := newResponse(body)
 	for i := range set {

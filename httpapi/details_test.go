@@ -30,11 +30,7 @@ func TestDetailsTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := newCache(1 << 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.close)
+	c := testCache(t)
 	d := newDetails(setWays * detailEntryCost) // one set: every flag competes
 	if len(d.ways) != setWays {
 		t.Fatalf("a table of one set's bytes has %d entries", len(d.ways))
@@ -182,11 +178,7 @@ func (d *details) find(s *memstore.Snapshot, slug string) (*response, bool) {
 // one a byte longer is not.
 func TestDetailsCutOff(t *testing.T) {
 	now := time.Now().UTC()
-	c, err := newCache(1 << 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.close)
+	c := testCache(t)
 	for _, want := range []int{maxDetailBody, maxDetailBody + 1} {
 		in := testInput(1, now)
 		desc := ""
@@ -216,11 +208,7 @@ func TestDetailsCutOff(t *testing.T) {
 // -race).
 func TestDetailsConcurrent(t *testing.T) {
 	now := time.Now().UTC()
-	c, err := newCache(1 << 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.close)
+	c := testCache(t)
 	ins := make([]memstore.FlagInput, 24)
 	for i := range ins {
 		ins[i] = testInput(i, now)
@@ -271,4 +259,15 @@ func TestDetailsConcurrent(t *testing.T) {
 	for body := range errs {
 		t.Errorf("a request got another flag's body: %s", body)
 	}
+}
+
+// testCache is a response cache of 1 MB, closed when the test ends.
+func testCache(t *testing.T) *cache {
+	t.Helper()
+	c, err := newCache(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.close)
+	return c
 }
