@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"time"
 
@@ -71,29 +73,69 @@ func (w preflightWriter) WriteHeaderNow() {
 // request has none of its own.
 var anyOrigin = []string{"null"}
 
-// corsEverywhere runs gin-contrib/cors on every request as on a
-// cross-origin one. The package leaves out a request without an Origin
-// header (or from the page's own origin), but the contract puts the CORS
-// headers on every response: with an open origin the answer does not
-// depend on who asks, and a response cached from a request without Origin
-// must still serve a browser's. So such a request is shown to the package
-// with the opaque origin "null" (which nothing else reads). Every OPTIONS
-// request is a preflight: 204 with the policy, no key, nothing spent,
-// whatever the path (the request that follows gets its 404).
-func corsEverywhere(cors gin.HandlerFunc) gin.HandlerFunc {
+// corsPolicy is the contract's CORS policy as gin-contrib/cors applies it:
+// the package's handler, which answers preflights, and the headers it
+// sets on every other request, asked of it once at start.
+type corsPolicy struct {
+	handler gin.HandlerFunc
+	// simple are the headers the package sets on a request that is not a
+	// preflight, as spell spells them: with any origin allowed and no
+	// credentials they depend on nothing in the request.
+	simple []headerValue
+}
+
+// headerValue is one header of a response, its value shared by every
+// response (never modified).
+type headerValue struct {
+	name  string
+	value []string
+}
+
+// newCORSPolicy asks handler, gin-contrib/cors, for its answer to a
+// cross-origin GET once, the answer of every request but a preflight.
+func newCORSPolicy(handler gin.HandlerFunc) corsPolicy {
+	c, _ := gin.CreateTestContext(httptest.NewRecorder())
+	c.Request = &http.Request{Method: http.MethodGet, URL: &url.URL{Path: "/"}, Host: "flagpole.invalid",
+		Header: http.Header{"Origin": anyOrigin}}
+	handler(c)
+	h := c.Writer.Header()
+	spell(h)
+	p := corsPolicy{handler: handler}
+	for name, value := range h {
+		p.simple = append(p.simple, headerValue{name, value})
+	}
+	return p
+}
+
+// corsEverywhere applies the policy to every request as to a cross-origin
+// one. The package leaves out a request without an Origin header (or from
+// the page's own origin), but the contract puts the CORS headers on every
+// response: with an open origin the answer does not depend on who asks,
+// and a response cached from a request without Origin must still serve a
+// browser's. So a preflight without an Origin of its own is shown to the
+// package with the opaque origin "null" (which nothing else reads), and
+// any other request gets the headers the package answered a cross-origin
+// GET with at start: the same for every request, set without asking it
+// again (its lookups, the Origin's and the headers' copies were 2 % of a
+// request's CPU). Every OPTIONS request is a preflight: 204 with the
+// policy, no key, nothing spent, whatever the path (the request that
+// follows gets its 404).
+func corsEverywhere(p corsPolicy) gin.HandlerFunc {
 	return func(c *gin.Context) {
+		if c.Request.Method != http.MethodOptions {
+			h := c.Writer.Header()
+			for _, v := range p.simple {
+				h[v.name] = v.value
+			}
+			return
+		}
 		h := c.Request.Header
 		if o := h["Origin"]; len(o) == 0 || o[0] == "" || sameOrigin(o[0], c.Request.Host) {
 			h["Origin"] = anyOrigin
 		}
-		if c.Request.Method == http.MethodOptions {
-			c.Header("Allow", allowMethods)
-			c.Writer = preflightWriter{c.Writer}
-			cors(c)
-			return
-		}
-		cors(c)
-		spell(c.Writer.Header())
+		c.Header("Allow", allowMethods)
+		c.Writer = preflightWriter{c.Writer}
+		p.handler(c)
 	}
 }
 

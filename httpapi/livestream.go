@@ -65,13 +65,13 @@ func (a *API) liveStream(c *gin.Context) {
 		a.writeProblem(c, &Problem{Code: CodeUnavailable, Detail: "the first data load has not finished; try again in a moment"})
 		return
 	}
-	p, err := queryParams(c.Request.URL.RawQuery, "slug", "lastEventId")
+	p, err := queryParams(c.Request.URL.RawQuery, streamNames)
 	if err != nil {
 		a.writeProblem(c, err)
 		return
 	}
 	var follow *stream.Follow
-	if raw, ok := p["slug"]; ok {
+	if raw, ok := p.get("slug"); ok {
 		if follow, err = stream.ParseFollow(raw); err != nil {
 			a.writeProblem(c, invalidParam("slug", "%s", err.Error()))
 			return
@@ -79,7 +79,7 @@ func (a *API) liveStream(c *gin.Context) {
 	}
 	last := c.Request.Header.Get("Last-Event-ID")
 	if last == "" {
-		last = p["lastEventId"]
+		last, _ = p.get("lastEventId")
 	}
 	key, why := identify(c, a.store.Keys()) // auth admitted it; the keys may have changed since
 	if why != authOK {

@@ -9,11 +9,41 @@ import (
 	"github.com/flagpole/flagpole/memstore"
 )
 
-// queryParams reads the raw query string: only the names in known are
-// kept; a known name given twice, or whose value does not decode, is a
-// 400. Unknown names are ignored, however malformed.
-func queryParams(raw string, known ...string) (map[string]string, error) {
-	out := make(map[string]string, len(known))
+// maxParams is the most names a query of the API knows.
+const maxParams = 8
+
+// params are a query's known parameters, by their place in the list of
+// names the route knows: a fixed array, not a map, so reading a query
+// allocates nothing (but for a value that had to be decoded).
+type params struct {
+	known []string
+	val   [maxParams]string
+	has   uint16 // bit i: known[i] was given
+}
+
+// get returns the parameter name and whether the query gave it.
+func (p *params) get(name string) (string, bool) {
+	for i, k := range p.known {
+		if k == name {
+			return p.val[i], p.has&(1<<i) != 0
+		}
+	}
+	return "", false
+}
+
+// The names each route knows.
+var (
+	listNames   = []string{"sort", "order", "category", "region", "dominant", "limit", "offset"}
+	searchNames = []string{"q", "limit", "offset", "category", "region", "dominant", "lang"}
+	trendNames  = []string{"days"}
+	streamNames = []string{"slug", "lastEventId"}
+)
+
+// queryParams reads the raw query string: only the names in known (at
+// most maxParams) are kept; a known name given twice, or whose value does
+// not decode, is a 400. Unknown names are ignored, however malformed.
+func queryParams(raw string, known []string) (params, error) {
+	p := params{known: known[:min(len(known), maxParams)]}
 	for raw != "" {
 		var part string
 		part, raw, _ = strings.Cut(raw, "&")
@@ -22,35 +52,41 @@ func queryParams(raw string, known ...string) (map[string]string, error) {
 		}
 		k, v, _ := strings.Cut(part, "=")
 		name, err := url.QueryUnescape(k)
-		if err != nil || !contains(known, name) {
+		if err != nil {
 			continue
 		}
-		if _, dup := out[name]; dup {
-			return nil, invalidParam(name, "%s is given more than once", name)
+		i := index(p.known, name)
+		if i < 0 {
+			continue
+		}
+		if p.has&(1<<i) != 0 {
+			return params{}, invalidParam(name, "%s is given more than once", name)
 		}
 		val, err := url.QueryUnescape(v)
 		if err != nil {
-			return nil, invalidParam(name, "%s is not correctly percent-encoded", name)
+			return params{}, invalidParam(name, "%s is not correctly percent-encoded", name)
 		}
-		out[name] = val
+		p.val[i] = val
+		p.has |= 1 << i
 	}
-	return out, nil
+	return p, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
+// index is the place of s in list, or -1.
+func index(list []string, s string) int {
+	for i, x := range list {
 		if x == s {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // intParam parses a base-10 integer parameter: absent gives def, below lo
 // is a 400, above hi is clamped to hi. Digits only, an optional leading
 // minus; a value too large for an int counts as above hi.
-func intParam(params map[string]string, name string, def, lo, hi int) (int, error) {
-	v, ok := params[name]
+func intParam(p *params, name string, def, lo, hi int) (int, error) {
+	v, ok := p.get(name)
 	if !ok {
 		return def, nil
 	}
@@ -94,18 +130,18 @@ func intParam(params map[string]string, name string, def, lo, hi int) (int, erro
 
 // listQuery parses the parameters of /flags.
 func listQuery(raw string) (memstore.ListQuery, error) {
-	p, err := queryParams(raw, "sort", "order", "category", "region", "dominant", "limit", "offset")
+	p, err := queryParams(raw, listNames)
 	if err != nil {
 		return memstore.ListQuery{}, err
 	}
 	var q memstore.ListQuery
-	if v, ok := p["sort"]; ok {
+	if v, ok := p.get("sort"); ok {
 		if q.Sort, ok = memstore.ParseSort(v); !ok {
 			return q, invalidParam("sort", "sort must be one of %s", strings.Join(memstore.SortNames(), ", "))
 		}
 	}
 	q.Desc = q.Sort.DefaultDesc()
-	if v, ok := p["order"]; ok {
+	if v, ok := p.get("order"); ok {
 		switch v {
 		case "asc":
 			q.Desc = false
@@ -116,23 +152,23 @@ func listQuery(raw string) (memstore.ListQuery, error) {
 		}
 	}
 	var f filters
-	if f, err = filterParams(p); err != nil {
+	if f, err = filterParams(&p); err != nil {
 		return q, err
 	}
 	q.Category, q.HasCategory = f.category, f.hasCategory
 	q.Region, q.HasRegion = f.region, f.hasRegion
 	q.Dominant, q.HasDominant = f.dominant, f.hasDominant
-	if q.Limit, err = intParam(p, "limit", 20, 1, 100); err != nil {
+	if q.Limit, err = intParam(&p, "limit", 20, 1, 100); err != nil {
 		return q, err
 	}
-	q.Offset, err = offsetParam(p)
+	q.Offset, err = offsetParam(&p)
 	return q, err
 }
 
 // offsetParam parses offset, of /flags and /search alike. Offsets are
 // capped at 2^53-1, the largest integer a JSON client in JavaScript reads
 // exactly; any offset that large is past the end.
-func offsetParam(p map[string]string) (int, error) {
+func offsetParam(p *params) (int, error) {
 	return intParam(p, "offset", 0, 0, 1<<53-1)
 }
 
@@ -146,16 +182,16 @@ type filters struct {
 
 // filterParams parses category, region and dominant, with the same rules
 // and errors wherever they are taken.
-func filterParams(p map[string]string) (filters, error) {
+func filterParams(p *params) (filters, error) {
 	var f filters
-	if v, ok := p["category"]; ok {
+	if v, ok := p.get("category"); ok {
 		if f.category, ok = memstore.ParseCategory(v); !ok {
 			return f, invalidParam("category", "category must be one of %s (or its lower-case slug)",
 				strings.Join(memstore.Categories, ", "))
 		}
 		f.hasCategory = true
 	}
-	if v, ok := p["region"]; ok {
+	if v, ok := p.get("region"); ok {
 		switch up := strings.ToUpper(v); {
 		case strings.EqualFold(v, "world"):
 			f.hasRegion, f.region = true, ""
@@ -165,7 +201,7 @@ func filterParams(p map[string]string) (filters, error) {
 			return f, invalidParam("region", "region must be world or an ISO 3166-1 alpha-2 country code such as TR")
 		}
 	}
-	if v, ok := p["dominant"]; ok {
+	if v, ok := p.get("dominant"); ok {
 		if f.dominant, ok = memstore.ParseDominant(v); !ok {
 			return f, invalidParam("dominant", "dominant must be one of %s", strings.Join(memstore.DominantNames(), ", "))
 		}
@@ -186,11 +222,11 @@ type searchReq struct {
 // errors come first: a bad parameter beside a bad q answers q's 400.
 func searchQuery(raw string, parse func(string) (*parsedQuery, error)) (searchReq, error) {
 	var r searchReq
-	p, err := queryParams(raw, "q", "limit", "offset", "category", "region", "dominant", "lang")
+	p, err := queryParams(raw, searchNames)
 	if err != nil {
 		return r, err
 	}
-	q, ok := p["q"]
+	q, ok := p.get("q")
 	switch {
 	case !ok:
 		return r, invalidParam("q", "q is required: the text to search for, at least 2 characters")
@@ -205,7 +241,7 @@ func searchQuery(raw string, parse func(string) (*parsedQuery, error)) (searchRe
 	if r.pq, err = parse(q); err != nil {
 		return r, err
 	}
-	f, err := filterParams(p)
+	f, err := filterParams(&p)
 	if err != nil {
 		return r, err
 	}
@@ -213,16 +249,16 @@ func searchQuery(raw string, parse func(string) (*parsedQuery, error)) (searchRe
 	o.Category, o.HasCategory = f.category, f.hasCategory
 	o.Region, o.HasRegion = f.region, f.hasRegion
 	o.Dominant, o.HasDominant = f.dominant, f.hasDominant
-	if v, ok := p["lang"]; ok {
+	if v, ok := p.get("lang"); ok {
 		if o.Lang, ok = parseLang(v); !ok {
 			return r, invalidParam("lang", "lang must be one of %s", strings.Join(memstore.LangCodes[:], ", "))
 		}
 		o.HasLang = true
 	}
-	if o.Limit, err = intParam(p, "limit", 20, 1, memstore.MaxSearchLimit); err != nil {
+	if o.Limit, err = intParam(&p, "limit", 20, 1, memstore.MaxSearchLimit); err != nil {
 		return r, err
 	}
-	if o.Offset, err = offsetParam(p); err != nil {
+	if o.Offset, err = offsetParam(&p); err != nil {
 		return r, err
 	}
 	return r, nil
@@ -241,9 +277,9 @@ func parseLang(v string) (memstore.Lang, bool) {
 
 // trendDays parses the days parameter of /flag/{slug}/trend.
 func trendDays(raw string) (int, error) {
-	p, err := queryParams(raw, "days")
+	p, err := queryParams(raw, trendNames)
 	if err != nil {
 		return 0, err
 	}
-	return intParam(p, "days", 30, 1, memstore.TrendDays)
+	return intParam(&p, "days", 30, 1, memstore.TrendDays)
 }

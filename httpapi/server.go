@@ -174,7 +174,7 @@ func (a *API) routes() *gin.Engine {
 	if a.opt.AccessLog != nil {
 		e.Use(a.accessLog)
 	}
-	e.Use(corsEverywhere(newCORS()))
+	e.Use(corsEverywhere(newCORSPolicy(newCORS())))
 	e.NoRoute(func(c *gin.Context) {
 		if a.chargeRequest(c) {
 			a.writeProblem(c, &Problem{Code: CodeNotFound, Detail: "no such path; the API lives under /api/public"})

@@ -250,3 +250,13 @@ func BenchmarkConnCeilingHeaders(b *testing.B) {
 	h, keys := connAPI(b)
 	serveConns(b, yardstick.Headers(defaultPage(b, h, keys[0])), []string{"/"}, keys)
 }
+
+func BenchmarkConnTrend(b *testing.B) {
+	h, keys := connAPI(b)
+	d := data(b)
+	paths := make([]string, 0, 1000)
+	for i := range 1000 {
+		paths = append(paths, "/api/public/flag/"+d.slugs[i*97%len(d.slugs)]+"/trend?days=90")
+	}
+	serveConns(b, h, paths, keys)
+}

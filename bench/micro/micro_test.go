@@ -113,7 +113,23 @@ func sizedData(b testing.TB, n int) *dataset {
 		in.UpdatedAt = in.CreatedAt
 		d.slugs = append(d.slugs, in.Slug)
 	}
-	snap, err := memstore.Build(nil, memstore.Change{Full: true, Flags: d.inputs, LoadedAt: now})
+	// A trend history of 90 days to today for the flags the trend
+	// benchmark asks for (every 97th of the first 1,000 places).
+	today := memstore.DayOf(time.Now())
+	tb := memstore.NewTrendBuilder(today - memstore.TrendDays)
+	seen := map[int]bool{}
+	for i := range 1000 {
+		seen[i*97%n] = true
+	}
+	for i := range d.inputs {
+		if !seen[i] {
+			continue
+		}
+		for day := today - 89; day <= today; day++ {
+			tb.Add([]byte(d.inputs[i].ID), day, int64(rng.IntN(50)), int64(rng.IntN(50)))
+		}
+	}
+	snap, err := memstore.Build(nil, memstore.Change{Full: true, Flags: d.inputs, LoadedAt: now, Trends: tb.Done()})
 	if err != nil {
 		b.Fatalf("the data set could not be built: %v", err)
 	}

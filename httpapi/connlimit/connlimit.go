@@ -10,7 +10,6 @@
 package connlimit
 
 import (
-	"container/list"
 	"net"
 	"net/http"
 	"net/netip"
@@ -51,7 +50,7 @@ type Listener struct {
 	mu     sync.Mutex
 	open   int
 	byAddr map[netip.Addr]int // by address group (see Options.PerAddr)
-	idle   list.List          // of *conn, longest idle first
+	idle   idleList           // longest idle first
 
 	refusedTotal, refusedAddr, evicted, pressuredN atomic.Int64
 	stop                                           chan struct{}
@@ -61,11 +60,14 @@ type Listener struct {
 // conn is one accepted connection.
 type conn struct {
 	net.Conn
-	l         *Listener
-	group     netip.Addr    // the key of its count in l.byAddr
-	elem      *list.Element // in l.idle while idle; nil while active
-	idleSince time.Time
-	released  bool
+	l     *Listener
+	group netip.Addr // the key of its count in l.byAddr
+	// prev and next link it in l.idle while idle (inIdle); the list is
+	// the conns' own fields, so a request's turn to idle allocates nothing.
+	prev, next *conn
+	inIdle     bool
+	idleSince  time.Time
+	released   bool
 }
 
 // Wrap bounds the connections accepted from inner.
@@ -120,17 +122,16 @@ func (l *Listener) admit(nc net.Conn, addr netip.Addr) (*conn, *conn, bool) {
 	}
 	var victim *conn
 	if l.open >= l.opt.Max {
-		front := l.idle.Front()
-		if front == nil {
+		victim = l.idle.front()
+		if victim == nil {
 			l.refusedTotal.Add(1)
 			return nil, nil, false
 		}
-		victim = front.Value.(*conn)
 		l.release(victim)
 		l.evicted.Add(1)
 	}
 	c := &conn{Conn: nc, l: l, group: group, idleSince: time.Now()}
-	c.elem = l.idle.PushBack(c)
+	l.idle.pushBack(c)
 	l.open++
 	l.byAddr[group]++
 	return c, victim, true
@@ -142,10 +143,7 @@ func (l *Listener) release(c *conn) {
 		return
 	}
 	c.released = true
-	if c.elem != nil {
-		l.idle.Remove(c.elem)
-		c.elem = nil
-	}
+	l.idle.remove(c)
 	l.open--
 	if n := l.byAddr[c.group] - 1; n > 0 {
 		l.byAddr[c.group] = n
@@ -185,22 +183,16 @@ func (l *Listener) ConnState(nc net.Conn, state http.ConnState) {
 	}
 	switch state {
 	case http.StateActive:
-		if c.elem != nil {
-			l.idle.Remove(c.elem)
-			c.elem = nil
-		}
+		l.idle.remove(c)
 	case http.StateIdle:
-		if c.elem == nil {
+		if !c.inIdle {
 			c.idleSince = time.Now()
-			c.elem = l.idle.PushBack(c)
+			l.idle.pushBack(c)
 		}
 	case http.StateHijacked:
 		// Taken over by a handler (the live stream): it stays counted,
 		// never idle, until the handler closes it.
-		if c.elem != nil {
-			l.idle.Remove(c.elem)
-			c.elem = nil
-		}
+		l.idle.remove(c)
 	case http.StateClosed:
 		l.release(c)
 	}
@@ -228,11 +220,10 @@ func (l *Listener) pressured(now time.Time) []*conn {
 	defer l.mu.Unlock()
 	var out []*conn
 	for l.open*4 > l.opt.Max*3 {
-		front := l.idle.Front()
-		if front == nil {
+		c := l.idle.front()
+		if c == nil {
 			break
 		}
-		c := front.Value.(*conn)
 		if now.Sub(c.idleSince) < l.opt.PressureIdle {
 			break
 		}
@@ -266,7 +257,7 @@ type Stats struct {
 // Stats reports the counts now.
 func (l *Listener) Stats() Stats {
 	l.mu.Lock()
-	open, idle := l.open, l.idle.Len()
+	open, idle := l.open, l.idle.n
 	l.mu.Unlock()
 	return Stats{Open: open, Idle: idle, RefusedTotal: l.refusedTotal.Load(), RefusedAddr: l.refusedAddr.Load(),
 		Evicted: l.evicted.Load(), Pressured: l.pressuredN.Load()}
@@ -281,3 +272,44 @@ func peer(nc net.Conn) netip.Addr {
 	}
 	return netip.Addr{}
 }
+
+// idleList is a doubly linked list of the idle conns, threaded through
+// their prev and next fields. The listener's mutex guards it.
+type idleList struct {
+	head, tail *conn
+	n          int
+}
+
+// pushBack appends c, which is in no list.
+func (l *idleList) pushBack(c *conn) {
+	c.prev, c.next, c.inIdle = l.tail, nil, true
+	if l.tail != nil {
+		l.tail.next = c
+	} else {
+		l.head = c
+	}
+	l.tail = c
+	l.n++
+}
+
+// remove takes c out of the list, if it is in it.
+func (l *idleList) remove(c *conn) {
+	if !c.inIdle {
+		return
+	}
+	if c.prev != nil {
+		c.prev.next = c.next
+	} else {
+		l.head = c.next
+	}
+	if c.next != nil {
+		c.next.prev = c.prev
+	} else {
+		l.tail = c.prev
+	}
+	c.prev, c.next, c.inIdle = nil, nil, false
+	l.n--
+}
+
+// front is the conn idle the longest, or nil.
+func (l *idleList) front() *conn { return l.head }
