@@ -79,8 +79,14 @@ func TestFlagCachedAcrossLoads(t *testing.T) {
 // the body of its 200 once the cache has taken it in.
 func cachedServer(t *testing.T) (*API, *memstore.Store, func(path string) string) {
 	t.Helper()
+	return cachedServerAt(t, nil)
+}
+
+// cachedServerAt is cachedServer with the clock now (nil: time.Now).
+func cachedServerAt(t *testing.T, now func() time.Time) (*API, *memstore.Store, func(path string) string) {
+	t.Helper()
 	st := &memstore.Store{}
-	a, err := New(Options{Store: st, CacheBytes: 1 << 20, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	a, err := New(Options{Store: st, CacheBytes: 1 << 20, Now: now, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,5 +208,58 @@ func TestDetailsHitRatio(t *testing.T) {
 func (a *API) cacheFound() uint64 {
 	found, _ := a.cache.lookups()
 	df, _ := a.details.lookups()
-	return found + df
+	tf, _ := a.trends.lookups()
+	return found + df + tf
+}
+
+// TestTrendsTable: a short trend answer comes from the trends' table on a
+// second request, each number of days and each day its own entry (asking
+// for 7 days does not push out 30), a new day renders it again, and a
+// history too long for the table is answered whole by the response cache.
+func TestTrendsTable(t *testing.T) {
+	day := time.Now().UTC()
+	clock := func() time.Time { return day }
+	a, st, get := cachedServerAt(t, clock)
+	ins := []memstore.FlagInput{testInput(1, day), testInput(2, day)}
+	today := memstore.DayOf(day)
+	b := memstore.NewTrendBuilder(today - memstore.TrendDays)
+	b.Add([]byte(ins[0].ID), today-1, 3, 4)
+	for d := today - 100; d <= today+10; d++ {
+		b.Add([]byte(ins[1].ID), d, 1e9+int64(d%17), 5) // a long history: ~110 bytes a day
+	}
+	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, Trends: b.Done(), LoadedAt: day})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetSnapshot(s)
+	short := func(days int) string { return "/api/public/flag/" + ins[0].Slug + "/trend?days=" + strconv.Itoa(days) }
+	hits := func() uint64 { n, _ := a.trends.lookups(); return n }
+	first := map[int]string{7: get(short(7)), 30: get(short(30))}
+	if h := hits(); h != 0 {
+		t.Fatalf("%d hits before any answer was asked for twice", h)
+	}
+	for _, days := range []int{7, 30, 7, 30} {
+		if body := get(short(days)); body != first[days] {
+			t.Errorf("days=%d again: %s, want %s", days, body, first[days])
+		}
+	}
+	if h := hits(); h != 4 {
+		t.Errorf("%d of 4 repeated answers from the table", h)
+	}
+	day = day.Add(8 * 24 * time.Hour) // a week on: the window has moved past the point
+	if moved := get(short(7)); hits() != 4 || !strings.Contains(moved, `"count":0`) {
+		t.Errorf("a week on: %d hits (want 4), %s", hits(), moved)
+	}
+	long := "/api/public/flag/" + ins[1].Slug + "/trend?days=90"
+	body := get(long)
+	if len(body) <= maxDetailBody || !strings.Contains(body, `"count":90`) {
+		t.Fatalf("the long history: %d bytes, %.80s", len(body), body)
+	}
+	found, _ := a.cache.lookups()
+	if again := get(long); again != body {
+		t.Errorf("the long history again: a different body")
+	}
+	if f, _ := a.cache.lookups(); f != found+1 || hits() != 4 {
+		t.Errorf("the long history again: %d response-cache hits, %d table hits; want 1 and 4", f-found, hits())
+	}
 }

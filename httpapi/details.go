@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/flagpole/flagpole/memstore"
@@ -18,13 +19,24 @@ import (
 // handler's largest cost after finding the flag.
 //
 // The table is bounded twice: by its entries, fixed when it is made, and
-// by the size of a body it keeps (maxDetailBody; a longer one goes to the
-// response cache, which counts its bytes). An entry holds its response
-// and nothing else: not the flag, which a later load may replace, and
-// which may share the memory it was carved from with many others.
+// by the bytes they hold (an entry counted at entryCost of its body; a
+// body longer than the table's maxBody, or one that would take the table
+// past its bytes, goes to the response cache, which counts its bytes). An
+// entry holds its response and nothing else: not the flag, which a later
+// load may replace, and which may share the memory it was carved from
+// with many others.
+//
+// The same table keeps the short answers of /flag/{slug}/trend (newTrends),
+// their stamp naming the trend history, the days and the day as well.
 type details struct {
-	ways []atomic.Pointer[detailEntry] // setWays per set, the newest first
-	sets uint64
+	ways    []atomic.Pointer[detailEntry] // setWays per set, the newest first
+	sets    uint64
+	maxBody int
+	// inserts holds a set's lock while it changes (a lookup takes none):
+	// held, the bytes the entries hold, is then exact.
+	inserts []sync.Mutex
+	budget  int64
+	held    atomic.Int64
 	// hits, which every hit writes, on a cache line of its own: sharing
 	// one with what every lookup reads would make the cores take turns.
 	_    [64]byte
@@ -33,43 +45,80 @@ type details struct {
 }
 
 type detailEntry struct {
-	version uint64 // of the flag the response was made from
-	slot    int
-	r       *response
+	stamp stamp // what the response was made from
+	slot  int
+	cost  int64 // entryCost of the body
+	r     *response
 }
 
-// maxDetailBody is the longest body the table keeps. A flag's detail is
-// about 1.2 KB with texts of a usual length; with its gzip form (smaller
-// than the body) and the entry, an entry holds at most ~2*maxDetailBody.
+// stamp is what a table's response was made from: the version of the flag
+// and, for a trend, of the trend history, and the trend's days and day.
+type stamp [3]uint64
+
+// supersedes reports whether an entry of stamp e in the same slot was
+// made from older data than s: then it can never answer again.
+func (s stamp) supersedes(e stamp) bool { return s[0] > e[0] || s[1] > e[1] }
+
+// source is the stamp's versions, what the response cache checks.
+func (s stamp) source() source { return source{s[0], s[1]} }
+
+// maxDetailBody is the longest body the details' table keeps. A flag's
+// detail is about 1.2 KB with texts of a usual length; with its gzip form
+// (smaller than the body) and the entry, an entry holds at most
+// ~2*maxDetailBody.
 const maxDetailBody = 2 << 10
 
-// detailEntryCost is what the table's bound counts an entry at: the body
-// and its gzip form at their largest, the entry and the response's own
-// fields.
-const detailEntryCost = 2*maxDetailBody + 256
+// maxTrendBody is the longest body the trends' table keeps: 90 days of
+// history with counts in the millions (a day is ~75 bytes).
+const maxTrendBody = 8 << 10
+
+// entryCost is what the table's bound counts an entry of a body of n
+// bytes at: the body and its gzip form at its largest (gzip makes JSON
+// smaller, and a body under minGzip has none), the entry and the
+// response's own fields.
+func entryCost(n int) int64 { return 2*int64(n) + 256 }
+
+// detailEntryCost is what the details' table counts an entry at, at its
+// largest: its entries are as many as fit the bytes at that size, so the
+// bytes never bind.
+var detailEntryCost = entryCost(maxDetailBody)
 
 // setWays is the entries of a set: four make it rare that more flags
 // asked for at once fall in one set than it holds, with fewer entries in
 // all than flags asked for at once.
 const setWays = 4
 
-// newDetails makes a table of at most maxBytes, at least one set; none
-// (nil) for maxBytes 0.
+// newDetails makes the details' table of at most maxBytes, at least one
+// set; none (nil) for maxBytes 0.
 func newDetails(maxBytes int64) *details {
+	return newTable(maxBytes, maxDetailBody, detailEntryCost)
+}
+
+// newTrends makes the trends' table of at most maxBytes: entries for
+// bodies of 1 KB (a month of history), the bytes bounding it when they
+// are longer.
+func newTrends(maxBytes int64) *details {
+	return newTable(maxBytes, maxTrendBody, entryCost(1<<10))
+}
+
+// newTable makes a table of at most maxBytes keeping bodies of maxBody,
+// with as many entries as fit in maxBytes at perEntry each.
+func newTable(maxBytes int64, maxBody int, perEntry int64) *details {
 	if maxBytes <= 0 {
 		return nil
 	}
-	sets := max(maxBytes/detailEntryCost/setWays, 1)
-	return &details{ways: make([]atomic.Pointer[detailEntry], setWays*sets), sets: uint64(sets)}
+	sets := max(maxBytes/perEntry/setWays, 1)
+	return &details{ways: make([]atomic.Pointer[detailEntry], setWays*sets), sets: uint64(sets), maxBody: maxBody,
+		inserts: make([]sync.Mutex, sets), budget: max(maxBytes, setWays*perEntry)}
 }
 
 // set is the set of slot: the slot spread over 32 bits (consecutive slots
 // land apart), then scaled to the sets by a multiplication, not a
 // division.
-func (d *details) set(slot int) []atomic.Pointer[detailEntry] {
+func (d *details) set(slot int) ([]atomic.Pointer[detailEntry], *sync.Mutex) {
 	h := uint64(uint32(slot) * 0x9E3779B1)
 	i := h * d.sets >> 32
-	return d.ways[i*setWays:][:setWays]
+	return d.ways[i*setWays:][:setWays], &d.inserts[i]
 }
 
 // get returns the response for f, the flag in slot slot. On a miss it
@@ -77,48 +126,63 @@ func (d *details) set(slot int) []atomic.Pointer[detailEntry] {
 // and renders the body when that has none. Without a table it asks the
 // response cache alone.
 func (d *details) get(f *memstore.Flag, slot int, c *cache) *response {
+	return d.answer(slot, stamp{f.Version()}, c, func() string { return detailKey(f) }, func() []byte { return renderDetail(f) })
+}
+
+// answer returns the response of stamp st for slot: the table's entry of
+// that stamp, else the response cache's under key(), else render()'s, kept
+// by the table when short enough, by the response cache when longer.
+func (d *details) answer(slot int, st stamp, c *cache, key func() string, render func() []byte) *response {
 	if d == nil {
-		r, _ := c.getFrom(detailKey(f), source{f.Version()}, func() ([]byte, error) { return renderDetail(f), nil })
+		r, _ := c.getFrom(key(), st.source(), func() ([]byte, error) { return render(), nil })
 		return r
 	}
-	v := f.Version()
-	set := d.set(slot)
+	set, mu := d.set(slot)
+	for i := range set {
+		if e := set[i].Load(); e != nil && e.stamp == st {
+			d.hits.Add(1)
+			return e.r
+		}
+	}
+	k := key()
+	if r, ok := c.lookFrom(k, st.source()); ok {
+		return r
+	}
+	body := render()
+	if len(body) > d.maxBody {
+		return c.keepFrom(k, st.source(), body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
 	from := len(set) - 1 // the way the new entry frees: the oldest
 	for i := range set {
 		e := set[i].Load()
 		if e == nil {
 			continue
 		}
-		if e.version == v {
-			d.hits.Add(1)
-			return e.r
+		if e.stamp == st {
+			return e.r // a request for the same answer made it meanwhile
 		}
-		if e.slot == slot && e.version < v && from == len(set)-1 {
-			from = i // an older version of the flag: it goes, not a neighbour
-		}
-	}
-	key := detailKey(f)
-	if r, ok := c.lookFrom(key, source{v}); ok {
-		return r
-	}
-	body := renderDetail(f)
-	if len(body) > maxDetailBody {
-		return c.keepFrom(key, source{v}, body)
-	}
-	r := newResponse(body)
-	for i := range set {
-		if e := set[i].Load(); e != nil && e.version == v {
-			return e.r // a request for the same flag made it meanwhile
+		if e.slot == slot && st.supersedes(e.stamp) && from == len(set)-1 {
+			from = i // made from older data of the slot: it goes, not a neighbour
 		}
 	}
+	cost := entryCost(len(body))
+	if old := set[from].Load(); old != nil {
+		cost -= old.cost
+	}
+	if d.held.Load()+cost > d.budget {
+		return c.keepFrom(k, st.source(), body) // the table's bytes are spent
+	}
+	d.held.Add(cost)
 	// The new entry goes first, the others down a way up to the one freed.
-	// An insert racing with this one in the same set may leave an entry in
-	// two ways and drop another; a lookup racing with either misses at
-	// worst, and renders the same body again. Both only cost a render.
+	// A lookup racing with the shift may miss an entry moving down, and
+	// renders the same body again: that only costs a render.
 	for i := from; i > 0; i-- {
 		set[i].Store(set[i-1].Load())
 	}
-	set[0].Store(&detailEntry{version: v, slot: slot, r: r})
+	r := newResponse(body)
+	set[0].Store(&detailEntry{stamp: st, slot: slot, cost: entryCost(len(body)), r: r})
 	return r
 }
 

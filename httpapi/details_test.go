@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -136,7 +137,8 @@ func TestDetailsTable(t *testing.T) {
 	big := newDetails(1000 * setWays * detailEntryCost)
 	per := map[*atomic.Pointer[detailEntry]]int{}
 	for slot := range 4000 {
-		per[&big.set(slot)[0]]++
+		ways, _ := big.set(slot)
+		per[&ways[0]]++
 	}
 	for _, n := range per {
 		if n > 12 {
@@ -167,7 +169,7 @@ func TestDetailsTable(t *testing.T) {
 func (d *details) find(s *memstore.Snapshot, slug string) (*response, bool) {
 	f, _, _ := s.FlagBySlug(slug)
 	for i := range d.ways {
-		if e := d.ways[i].Load(); e != nil && e.version == f.Version() {
+		if e := d.ways[i].Load(); e != nil && e.stamp == (stamp{f.Version()}) {
 			return e.r, true
 		}
 	}
@@ -256,6 +258,9 @@ func TestDetailsConcurrent(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	close(errs)
+	if sum := heldBy(d); sum != d.held.Load() {
+		t.Errorf("the entries hold %d bytes, the table counts %d", sum, d.held.Load())
+	}
 	for body := range errs {
 		t.Errorf("a request got another flag's body: %s", body)
 	}
@@ -270,4 +275,65 @@ func testCache(t *testing.T) *cache {
 	}
 	t.Cleanup(c.close)
 	return c
+}
+
+// heldBy is what d's entries hold, each counted once.
+func heldBy(d *details) int64 {
+	var sum int64
+	seen := map[*detailEntry]bool{}
+	for i := range d.ways {
+		if e := d.ways[i].Load(); e != nil && !seen[e] {
+			seen[e] = true
+			sum += e.cost
+		}
+	}
+	return sum
+}
+
+// TestTableBytes: a table counts what its entries hold, body by body, and
+// keeps no entry past its bytes: one that does not fit goes to the
+// response cache, and one that frees a way frees its bytes.
+func TestTableBytes(t *testing.T) {
+	c := testCache(t)
+	body := func(n int, b byte) []byte { return bytes.Repeat([]byte{b}, n) }
+	d := newTrends(1) // one set of four ways
+	d.budget = 3 * entryCost(4<<10)
+	if len(d.ways) != setWays {
+		t.Fatalf("%d ways, want one set", len(d.ways))
+	}
+	// A flag's version is unique in the process: slot s's are 100s+v.
+	ask := func(slot int, version uint64, n int) *response {
+		return d.answer(slot, stamp{100*uint64(slot) + version}, c, func() string { return fmt.Sprintf("t%d-%d", slot, version) },
+			func() []byte { return body(n, byte('a'+slot)) })
+	}
+	for slot := range 3 {
+		ask(slot, 1, 4<<10)
+	}
+	if d.held.Load() != 3*entryCost(4<<10) || heldBy(d) != d.held.Load() {
+		t.Fatalf("three 4 KB bodies: %d bytes held, %d counted", heldBy(d), d.held.Load())
+	}
+	if r := ask(3, 1, 4<<10); !bytes.Equal(r.body, body(4<<10, 'd')) {
+		t.Fatal("the fourth body: wrong answer")
+	}
+	if d.held.Load() > d.budget || heldBy(d) != d.held.Load() {
+		t.Errorf("a fourth 4 KB body: %d held of %d", d.held.Load(), d.budget)
+	}
+	c.rc.Wait() // ristretto admits a Set asynchronously
+	if _, ok := c.lookFrom("t3-1", source{301}); !ok {
+		t.Error("the body that did not fit is not in the response cache")
+	}
+	// A new version of slot 0, short: it frees the old one's bytes.
+	ask(0, 2, 100)
+	if want := 2*entryCost(4<<10) + entryCost(100); d.held.Load() != want || heldBy(d) != want {
+		t.Errorf("after a short new version: %d held, %d counted, want %d", heldBy(d), d.held.Load(), want)
+	}
+	before := d.hits.Load()
+	ask(0, 2, 100)
+	ask(1, 1, 4<<10)
+	if d.hits.Load() != before+2 {
+		t.Errorf("%d of 2 kept answers from the table", d.hits.Load()-before)
+	}
+	if r := ask(4, 1, maxTrendBody+1); len(r.body) != maxTrendBody+1 || heldBy(d) != d.held.Load() {
+		t.Error("a body past maxBody")
+	}
 }

@@ -85,7 +85,7 @@ func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, _, ok := s.FlagBySlug(c.Param("slug"))
+	f, slot, ok := s.FlagBySlug(c.Param("slug"))
 	if !ok {
 		return nil, errNotFound
 	}
@@ -94,11 +94,12 @@ func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 		return nil, &Problem{Code: CodeUnavailable, Detail: "the trend history is still loading after a start; try again in a few seconds"}
 	}
 	today := memstore.DayOf(a.now())
-	key := "trend\x00" + f.ID() + "\x00" + strconv.Itoa(days) + "\x00" + strconv.Itoa(int(today))
-	return a.cache.getFrom(key, source{f.Version(), s.Trends.Version()}, func() ([]byte, error) {
-		points := s.Trends.Of(f.ID(), today-int32(days-1), today)
-		return renderTrend(f, days, points), nil
-	})
+	st := stamp{f.Version(), s.Trends.Version(), uint64(days)<<32 | uint64(uint32(today))}
+	return a.trends.answer(slot, st, a.cache, func() string {
+		return "trend\x00" + f.ID() + "\x00" + strconv.Itoa(days) + "\x00" + strconv.Itoa(int(today))
+	}, func() []byte {
+		return renderTrend(f, days, s.Trends.Of(f.ID(), today-int32(days-1), today))
+	}), nil
 }
 
 func (a *API) categories(c *gin.Context, s *memstore.Snapshot) (*response, error) {

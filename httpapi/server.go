@@ -68,6 +68,8 @@ type API struct {
 	limiter ratelimit.Limiter
 	cache   *cache
 	details *details
+	// trends keeps the short trend answers, as details the details.
+	trends  *details
 	log     *slog.Logger
 	now     func() time.Time
 	engine  *gin.Engine
@@ -98,8 +100,9 @@ func New(opt Options) (*API, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	// Half the budget is the details' table, half the response cache.
-	c, err := newCache(opt.CacheBytes - opt.CacheBytes/2)
+	// Half the budget is the details' table, an eighth the trends', the
+	// rest the response cache.
+	c, err := newCache(opt.CacheBytes - opt.CacheBytes/2 - opt.CacheBytes/8)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +113,7 @@ func New(opt Options) (*API, error) {
 	if opt.SweepEvery <= 0 {
 		opt.SweepEvery = 30 * time.Second
 	}
-	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, details: newDetails(opt.CacheBytes / 2), log: opt.Log, now: opt.Now, openapi: newResponse(spec),
+	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, details: newDetails(opt.CacheBytes / 2), trends: newTrends(opt.CacheBytes / 8), log: opt.Log, now: opt.Now, openapi: newResponse(spec),
 		proxies: opt.TrustedProxies, stop: make(chan struct{})}
 	if opt.AnonRateLimit > 0 {
 		a.anon = ratelimit.NewAddrs(opt.AnonRateLimit, maxAnonAddrs)
@@ -136,11 +139,12 @@ func (a *API) Handler() http.Handler { return a.engine }
 func (a *API) CacheHitRatio() float64 {
 	found, all := a.cache.lookups()
 	df, da := a.details.lookups()
+	tf, ta := a.trends.lookups()
 	sf, sa := a.searches.lookups()
-	if all+da+sa == 0 {
+	if all+da+ta+sa == 0 {
 		return 0
 	}
-	return float64(found+df+sf) / float64(all+da+sa)
+	return float64(found+df+tf+sf) / float64(all+da+ta+sa)
 }
 
 // Close ends the live streams, stops the limiters' sweep and releases the
