@@ -95,7 +95,7 @@ func newDetails(maxBytes int64) *details {
 }
 
 // newTrends makes the trends' table of at most maxBytes: entries for
-// bodies of 1 KB (a month of history), the bytes bounding it when they
+// bodies of 1 KB (two weeks of history), the bytes bounding it when they
 // are longer.
 func newTrends(maxBytes int64) *details {
 	return newTable(maxBytes, maxTrendBody, entryCost(1<<10))
