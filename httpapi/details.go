@@ -167,23 +167,49 @@ func (d *details) answer(slot int, st stamp, c *cache, key func() string, render
 			from = i // made from older data of the slot: it goes, not a neighbour
 		}
 	}
-	cost := entryCost(len(body))
-	if old := set[from].Load(); old != nil {
-		cost -= old.cost
+	// The set as it will be: the new entry first, then the others but the
+	// one freed, newest first. While the table's bytes are short, the
+	// oldest of them go too; when even the new entry alone does not fit
+	// (the other sets hold the bytes), the response cache keeps the body.
+	// So entries made from data no longer served leave as new ones come,
+	// whatever their sizes.
+	e := &detailEntry{stamp: st, slot: slot, cost: entryCost(len(body))}
+	var next [setWays]*detailEntry
+	next[0] = e
+	n := 1
+	delta := e.cost
+	for i := range set {
+		x := set[i].Load()
+		switch {
+		case x == nil:
+		case i == from:
+			delta -= x.cost
+		default:
+			next[n] = x
+			n++
+		}
 	}
-	if d.held.Load()+cost > d.budget {
-		return c.keepFrom(k, st.source(), body) // the table's bytes are spent
+	for {
+		h := d.held.Load()
+		for n > 1 && h+delta > d.budget {
+			n--
+			delta -= next[n].cost
+			next[n] = nil
+		}
+		if h+delta > d.budget {
+			return c.keepFrom(k, st.source(), body) // the table's bytes are spent
+		}
+		if d.held.CompareAndSwap(h, h+delta) {
+			break
+		}
 	}
-	d.held.Add(cost)
-	// The new entry goes first, the others down a way up to the one freed.
-	// A lookup racing with the shift may miss an entry moving down, and
+	// A lookup racing with the rewrite may miss an entry moving down, and
 	// renders the same body again: that only costs a render.
-	for i := from; i > 0; i-- {
-		set[i].Store(set[i-1].Load())
+	e.r = newResponse(body)
+	for i := len(set) - 1; i >= 0; i-- {
+		set[i].Store(next[i])
 	}
-	r := newResponse(body)
-	set[0].Store(&detailEntry{stamp: st, slot: slot, cost: entryCost(len(body)), r: r})
-	return r
+	return e.r
 }
 
 // detailKey is the response cache's key of f's detail.

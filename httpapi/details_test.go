@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -291,13 +292,15 @@ func heldBy(d *details) int64 {
 }
 
 // TestTableBytes: a table counts what its entries hold, body by body, and
-// keeps no entry past its bytes: one that does not fit goes to the
-// response cache, and one that frees a way frees its bytes.
+// keeps no entry past its bytes: a new entry pushes out the set's oldest
+// until it fits, whatever their sizes (so entries no longer asked for
+// leave), and a body that does not fit alone goes to the response cache.
 func TestTableBytes(t *testing.T) {
 	c := testCache(t)
 	body := func(n int, b byte) []byte { return bytes.Repeat([]byte{b}, n) }
 	d := newTrends(1) // one set of four ways
-	d.budget = 3 * entryCost(4<<10)
+	c4 := entryCost(4 << 10)
+	d.budget = 3 * c4
 	if len(d.ways) != setWays {
 		t.Fatalf("%d ways, want one set", len(d.ways))
 	}
@@ -306,34 +309,88 @@ func TestTableBytes(t *testing.T) {
 		return d.answer(slot, stamp{100*uint64(slot) + version}, c, func() string { return fmt.Sprintf("t%d-%d", slot, version) },
 			func() []byte { return body(n, byte('a'+slot)) })
 	}
+	kept := func() (slots []int) {
+		for i := range d.ways {
+			if e := d.ways[i].Load(); e != nil {
+				slots = append(slots, e.slot)
+			}
+		}
+		return slots
+	}
+	check := func(when string, want ...int) {
+		t.Helper()
+		if got := kept(); !slices.Equal(got, want) || heldBy(d) != d.held.Load() || d.held.Load() > d.budget {
+			t.Errorf("%s: slots %v held %d counted %d (budget %d), want slots %v", when, got, heldBy(d), d.held.Load(), d.budget, want)
+		}
+	}
 	for slot := range 3 {
 		ask(slot, 1, 4<<10)
 	}
-	if d.held.Load() != 3*entryCost(4<<10) || heldBy(d) != d.held.Load() {
-		t.Fatalf("three 4 KB bodies: %d bytes held, %d counted", heldBy(d), d.held.Load())
-	}
+	check("three 4 KB bodies", 2, 1, 0)
 	if r := ask(3, 1, 4<<10); !bytes.Equal(r.body, body(4<<10, 'd')) {
 		t.Fatal("the fourth body: wrong answer")
 	}
-	if d.held.Load() > d.budget || heldBy(d) != d.held.Load() {
-		t.Errorf("a fourth 4 KB body: %d held of %d", d.held.Load(), d.budget)
-	}
-	c.rc.Wait() // ristretto admits a Set asynchronously
-	if _, ok := c.lookFrom("t3-1", source{301}); !ok {
-		t.Error("the body that did not fit is not in the response cache")
-	}
-	// A new version of slot 0, short: it frees the old one's bytes.
-	ask(0, 2, 100)
-	if want := 2*entryCost(4<<10) + entryCost(100); d.held.Load() != want || heldBy(d) != want {
-		t.Errorf("after a short new version: %d held, %d counted, want %d", heldBy(d), d.held.Load(), want)
+	check("a fourth: the oldest goes", 3, 2, 1)
+	ask(4, 1, 8<<10) // twice as long: two go
+	check("an 8 KB body", 4, 3)
+	ask(3, 2, 100) // a new version of slot 3, short: it takes its old one's way
+	check("a new version", 3, 4)
+	if want := entryCost(8<<10) + entryCost(100); d.held.Load() != want {
+		t.Errorf("%d bytes counted, want %d", d.held.Load(), want)
 	}
 	before := d.hits.Load()
-	ask(0, 2, 100)
-	ask(1, 1, 4<<10)
+	ask(3, 2, 100)
+	ask(4, 1, 8<<10)
 	if d.hits.Load() != before+2 {
 		t.Errorf("%d of 2 kept answers from the table", d.hits.Load()-before)
 	}
-	if r := ask(4, 1, maxTrendBody+1); len(r.body) != maxTrendBody+1 || heldBy(d) != d.held.Load() {
-		t.Error("a body past maxBody")
+	d.budget = entryCost(8<<10) + entryCost(100) + c4 - 1 // a 4 KB body fits only without the 8 KB one
+	ask(5, 1, 4<<10)
+	check("a 4 KB body in a full table", 5, 3)
+	if r := ask(6, 1, maxTrendBody+1); len(r.body) != maxTrendBody+1 {
+		t.Error("a body past maxBody: wrong answer")
+	}
+	d.budget = c4 - 1 // no 4 KB body fits even alone
+	ask(7, 1, 4<<10)
+	c.rc.Wait() // ristretto admits a Set asynchronously
+	if _, ok := c.lookFrom("t7-1", source{701}); !ok {
+		t.Error("a body that does not fit alone is not in the response cache")
+	}
+	if _, ok := c.lookFrom("t6-1", source{601}); !ok {
+		t.Error("a body past maxBody is not in the response cache")
+	}
+	d.budget = 3 * c4
+	check("after the bodies that did not fit: the set as it was", 5, 3)
+}
+
+// TestTableBytesConcurrent: inserts racing in several sets keep the count
+// exact and the bytes within the bound.
+func TestTableBytesConcurrent(t *testing.T) {
+	c := testCache(t)
+	d := newTrends(8 * entryCost(1<<10) * setWays) // eight sets
+	d.budget = 6 * entryCost(4<<10)
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for n := range 3000 {
+				slot := (n*7 + w*13) % 40
+				size := 100 + (n*w+slot)%(6<<10)
+				v := uint64(slot)*1000 + uint64(n%5)
+				r := d.answer(slot, stamp{v}, c, func() string { return fmt.Sprintf("c%d-%d", slot, v) },
+					func() []byte { return bytes.Repeat([]byte{'x'}, size) })
+				if len(r.body) < 100 {
+					t.Errorf("a body of %d bytes", len(r.body))
+					return
+				}
+				if h := d.held.Load(); h > d.budget {
+					t.Errorf("%d bytes held over a bound of %d", h, d.budget)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if heldBy(d) != d.held.Load() {
+		t.Errorf("the entries hold %d bytes, the table counts %d", heldBy(d), d.held.Load())
 	}
 }
