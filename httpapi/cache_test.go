@@ -88,3 +88,20 @@ func TestNotModifiedCompressesNothing(t *testing.T) {
 		t.Errorf("a body under %d bytes has a gzip tag", minGzip)
 	}
 }
+
+// TestLookFromStaleIsAMiss: an entry found under its key but made from
+// other data answers nothing and counts as a miss, not as ristretto's hit.
+func TestLookFromStaleIsAMiss(t *testing.T) {
+	c := testCache(t)
+	c.keepFrom("k", source{1, 2}, []byte(`{"a":1}`))
+	c.rc.Wait()
+	if r, ok := c.lookFrom("k", source{1, 2}); !ok || string(r.body) != `{"a":1}` {
+		t.Fatal("the entry of its own source was not found")
+	}
+	if _, ok := c.lookFrom("k", source{1, 3}); ok {
+		t.Fatal("an entry of another source answered")
+	}
+	if found, all := c.lookups(); found != 1 || all != 2 {
+		t.Errorf("lookups: %d found of %d, want 1 of 2", found, all)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dgraph-io/ristretto/v2"
 	"github.com/gin-gonic/gin"
@@ -87,6 +88,9 @@ func compress(body []byte, level int) []byte {
 // canonical request, so a snapshot swap invalidates everything at once.
 type cache struct {
 	rc *ristretto.Cache[string, *response]
+	// stale counts the lookups that found an entry made from other data
+	// (lookFrom): ristretto counts them as hits, they were misses.
+	stale atomic.Uint64
 }
 
 func newCache(maxBytes int64) (*cache, error) {
@@ -153,7 +157,11 @@ func (c *cache) lookFrom(key string, src source) (*response, bool) {
 		return nil, false
 	}
 	r, ok := c.rc.Get(key)
-	return r, ok && r.src == src
+	if ok && r.src != src {
+		c.stale.Add(1) // ristretto counted a hit; it was not one
+		return nil, false
+	}
+	return r, ok
 }
 
 // keepFrom is getFrom's store: body, made from src, as the entry of key.
@@ -171,7 +179,8 @@ func (c *cache) lookups() (found, all uint64) {
 	if c.rc == nil {
 		return 0, 0
 	}
-	return lookupsOf(c.rc.Metrics)
+	found, all = lookupsOf(c.rc.Metrics)
+	return found - min(c.stale.Load(), found), all
 }
 
 // lookupsOf reads a ristretto cache's hits and lookups (none without
