@@ -112,11 +112,13 @@ func newTable(maxBytes int64, maxBody int, perEntry int64) *details {
 		inserts: make([]sync.Mutex, sets), budget: max(maxBytes, setWays*perEntry)}
 }
 
-// set is the set of slot: the slot spread over 32 bits (consecutive slots
-// land apart), then scaled to the sets by a multiplication, not a
-// division.
-func (d *details) set(slot int) ([]atomic.Pointer[detailEntry], *sync.Mutex) {
-	h := uint64(uint32(slot) * 0x9E3779B1)
+// set is the set of an entry of slot with stamp st: the slot spread over
+// 32 bits (consecutive slots land apart), a trend's days spread apart too
+// (the trends of one flag for several days fall in several sets, not in
+// the four ways of one), then scaled to the sets by a multiplication, not
+// a division. A detail's stamp has no days: its set is the slot's.
+func (d *details) set(slot int, st stamp) ([]atomic.Pointer[detailEntry], *sync.Mutex) {
+	h := uint64(uint32(slot)*0x9E3779B1 + uint32(st[2]>>32)*0x85EBCA77)
 	i := h * d.sets >> 32
 	return d.ways[i*setWays:][:setWays], &d.inserts[i]
 }
@@ -137,7 +139,7 @@ func (d *details) answer(slot int, st stamp, c *cache, key func() string, render
 		r, _ := c.getFrom(key(), st.source(), func() ([]byte, error) { return render(), nil })
 		return r
 	}
-	set, mu := d.set(slot)
+	set, mu := d.set(slot, st)
 	for i := range set {
 		if e := set[i].Load(); e != nil && e.stamp == st {
 			d.hits.Add(1)

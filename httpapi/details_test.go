@@ -138,7 +138,7 @@ func TestDetailsTable(t *testing.T) {
 	big := newDetails(1000 * setWays * detailEntryCost)
 	per := map[*atomic.Pointer[detailEntry]]int{}
 	for slot := range 4000 {
-		ways, _ := big.set(slot)
+		ways, _ := big.set(slot, stamp{})
 		per[&ways[0]]++
 	}
 	for _, n := range per {
