@@ -52,8 +52,18 @@ type detailEntry struct {
 }
 
 // stamp is what a table's response was made from: the version of the flag
-// and, for a trend, of the trend history, and the trend's days and day.
+// and, for a trend, of the trend history, and the trend's days and day
+// (trendStamp).
 type stamp [3]uint64
+
+// trendStamp is the stamp of a trend of days days to day today, made from
+// the flag of version flag and the trend history of version history.
+func trendStamp(flag, history uint64, days int, today int32) stamp {
+	return stamp{flag, history, uint64(uint32(days))<<32 | uint64(uint32(today))}
+}
+
+// days is a trend stamp's days, 0 for a detail's.
+func (s stamp) days() uint32 { return uint32(s[2] >> 32) }
 
 // supersedes reports whether an entry of stamp e in the same slot was
 // made from older data than s: then it can never answer again.
@@ -108,6 +118,7 @@ func newTable(maxBytes int64, maxBody int, perEntry int64) *details {
 		return nil
 	}
 	sets := max(maxBytes/perEntry/setWays, 1)
+	// A table of less than one set still holds a set's entries at perEntry.
 	return &details{ways: make([]atomic.Pointer[detailEntry], setWays*sets), sets: uint64(sets), maxBody: maxBody,
 		inserts: make([]sync.Mutex, sets), budget: max(maxBytes, setWays*perEntry)}
 }
@@ -118,7 +129,7 @@ func newTable(maxBytes int64, maxBody int, perEntry int64) *details {
 // the four ways of one), then scaled to the sets by a multiplication, not
 // a division. A detail's stamp has no days: its set is the slot's.
 func (d *details) set(slot int, st stamp) ([]atomic.Pointer[detailEntry], *sync.Mutex) {
-	h := uint64(uint32(slot)*0x9E3779B1 + uint32(st[2]>>32)*0x85EBCA77)
+	h := uint64(uint32(slot)*0x9E3779B1 + st.days()*0x85EBCA77)
 	i := h * d.sets >> 32
 	return d.ways[i*setWays:][:setWays], &d.inserts[i]
 }

@@ -394,3 +394,31 @@ func TestTableBytesConcurrent(t *testing.T) {
 		t.Errorf("the entries hold %d bytes, the table counts %d", heldBy(d), d.held.Load())
 	}
 }
+
+// TestTrendHistorySupersedes: a trend of a newer history takes the way of
+// the flag's trend of the older one, not the oldest neighbour's.
+func TestTrendHistorySupersedes(t *testing.T) {
+	c := testCache(t)
+	d := newTrends(1) // one set of four ways
+	ask := func(slot int, history uint64) {
+		d.answer(slot, trendStamp(uint64(100+slot), history, 7, 20000), c,
+			func() string { return fmt.Sprintf("h%d-%d", slot, history) }, func() []byte { return []byte("{}") })
+	}
+	for _, slot := range []int{1, 0, 2, 3} { // slot 1 the oldest, slot 0 in the middle
+		ask(slot, 1)
+	}
+	ask(0, 2)
+	var got []stamp
+	for i := range d.ways {
+		if e := d.ways[i].Load(); e != nil {
+			got = append(got, e.stamp)
+		}
+	}
+	want := []stamp{trendStamp(100, 2, 7, 20000), trendStamp(103, 1, 7, 20000), trendStamp(102, 1, 7, 20000), trendStamp(101, 1, 7, 20000)}
+	if !slices.Equal(got, want) {
+		t.Errorf("after a new history: %v, want %v", got, want)
+	}
+	if st := trendStamp(1, 2, 90, 20000); st.days() != 90 || (stamp{5}).days() != 0 {
+		t.Errorf("days: %d", st.days())
+	}
+}

@@ -94,7 +94,7 @@ func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 		return nil, &Problem{Code: CodeUnavailable, Detail: "the trend history is still loading after a start; try again in a few seconds"}
 	}
 	today := memstore.DayOf(a.now())
-	st := stamp{f.Version(), s.Trends.Version(), uint64(days)<<32 | uint64(uint32(today))}
+	st := trendStamp(f.Version(), s.Trends.Version(), days, today)
 	return a.trends.answer(slot, st, a.cache, func() string {
 		return "trend\x00" + f.ID() + "\x00" + strconv.Itoa(days) + "\x00" + strconv.Itoa(int(today))
 	}, func() []byte {

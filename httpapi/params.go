@@ -3,6 +3,7 @@ package httpapi
 import (
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -23,10 +24,8 @@ type params struct {
 
 // get returns the parameter name and whether the query gave it.
 func (p *params) get(name string) (string, bool) {
-	for i, k := range p.known {
-		if k == name {
-			return p.val[i], p.has&(1<<i) != 0
-		}
+	if i := slices.Index(p.known, name); i >= 0 {
+		return p.val[i], p.has&(1<<i) != 0
 	}
 	return "", false
 }
@@ -40,10 +39,14 @@ var (
 )
 
 // queryParams reads the raw query string: only the names in known (at
-// most maxParams) are kept; a known name given twice, or whose value does
-// not decode, is a 400. Unknown names are ignored, however malformed.
+// most maxParams: a longer list is a programming error) are kept; a known
+// name given twice, or whose value does not decode, is a 400. Unknown
+// names are ignored, however malformed.
 func queryParams(raw string, known []string) (params, error) {
-	p := params{known: known[:min(len(known), maxParams)]}
+	if len(known) > maxParams {
+		panic("httpapi: a route knows more query parameters than maxParams")
+	}
+	p := params{known: known}
 	for raw != "" {
 		var part string
 		part, raw, _ = strings.Cut(raw, "&")
@@ -55,7 +58,7 @@ func queryParams(raw string, known []string) (params, error) {
 		if err != nil {
 			continue
 		}
-		i := index(p.known, name)
+		i := slices.Index(p.known, name)
 		if i < 0 {
 			continue
 		}
@@ -70,16 +73,6 @@ func queryParams(raw string, known []string) (params, error) {
 		p.has |= 1 << i
 	}
 	return p, nil
-}
-
-// index is the place of s in list, or -1.
-func index(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
 }
 
 // intParam parses a base-10 integer parameter: absent gives def, below lo

@@ -33,3 +33,19 @@ func TestQueryParamsAllocateNothing(t *testing.T) {
 		t.Error("limit: given, but the query has none")
 	}
 }
+
+// TestQueryParamsNamesFit: every route's names fit the array, and a list
+// that does not is refused loudly rather than cut short.
+func TestQueryParamsNamesFit(t *testing.T) {
+	for _, names := range [][]string{listNames, searchNames, trendNames, streamNames} {
+		if len(names) > maxParams {
+			t.Errorf("%v: more than %d names", names, maxParams)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("nine names: no panic")
+		}
+	}()
+	queryParams("i=1", []string{"a", "b", "c", "d", "e", "f", "g", "h", "i"})
+}
