@@ -1,10 +1,8 @@
 package memstore
 
 import (
-	"crypto/sha256"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // Store is the swap point between the loader and the HTTP layer: it holds
@@ -98,48 +96,3 @@ func (st *Store) SetKeys(k *KeySet) {
 // The returned function unregisters fn.
 func (st *Store) OnKeys(fn func(*KeySet)) (cancel func()) { return st.keyHook.add(&st.keyMu, fn) }
 
-// Key is an API key on file, known by the SHA-256 hash of its secret.
-type Key struct {
-	ID    string
-	Limit int // requests per minute; 0 means the service default
-}
-
-// KeySet is an immutable set of the active (not revoked) keys.
-type KeySet struct {
-	byHash   map[[sha256.Size]byte]Key
-	ids      map[string]struct{}
-	LoadedAt time.Time
-}
-
-// NewKeySet indexes keys by their hash.
-func NewKeySet(hashes [][sha256.Size]byte, keys []Key, loadedAt time.Time) *KeySet {
-	ks := &KeySet{byHash: make(map[[sha256.Size]byte]Key, len(keys)), ids: make(map[string]struct{}, len(keys)),
-		LoadedAt: loadedAt}
-	for i, k := range keys {
-		ks.byHash[hashes[i]] = k
-		ks.ids[k.ID] = struct{}{}
-	}
-	return ks
-}
-
-// HasID reports whether the key with this id is active.
-func (ks *KeySet) HasID(id string) bool {
-	_, ok := ks.ids[id]
-	return ok
-}
-
-// Len is the number of active keys.
-func (ks *KeySet) Len() int { return len(ks.byHash) }
-
-// Lookup finds the active key whose secret is token.
-func (ks *KeySet) Lookup(token string) (Key, bool) {
-	// A key fits the buffer: hashing it then allocates nothing (a
-	// conversion of more than 32 bytes would).
-	var buf [64]byte
-	b := buf[:0]
-	if len(token) > len(buf) {
-		b = make([]byte, 0, len(token))
-	}
-	k, ok := ks.byHash[sha256.Sum256(append(b, token...))]
-	return k, ok
-}
