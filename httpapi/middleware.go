@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/gin-gonic/gin"
 
@@ -39,7 +40,7 @@ func (a *API) recoverer(c *gin.Context) {
 func (a *API) requestID(c *gin.Context) {
 	id := c.Request.Header["X-Request-Id"]
 	if len(id) == 0 || !saneRequestID(id[0]) {
-		id = []string{newRequestID()}
+		id = newRequestIDValue()
 	} else if len(id) > 1 {
 		id = id[:1]
 	}
@@ -64,10 +65,37 @@ var (
 	idSeq atomic.Uint64
 )
 
-// newRequestID is a request id this process has not given before.
-func newRequestID() string {
-	var buf [40]byte
-	return string(strconv.AppendUint(append(buf[:0], idPrefix...), idSeq.Add(1), 36))
+// newRequestID is a request id this process has not given before: the
+// prefix and the counter in hex.
+func newRequestID() string { return newRequestIDValue()[0] }
+
+// newRequestIDValue is a new request id as a header's value, made in one
+// allocation: the value's slice and the id's bytes, which the id's string
+// then shares (they are never written again).
+func newRequestIDValue() []string {
+	box := new(struct {
+		v   [1]string
+		buf [40]byte
+	})
+	b := appendHex(append(box.buf[:0], idPrefix...), idSeq.Add(1))
+	box.v[0] = unsafe.String(unsafe.SliceData(b), len(b))
+	return box.v[:]
+}
+
+// appendHex appends n in lower-case hex, without leading zeros.
+func appendHex(b []byte, n uint64) []byte {
+	const digits = "0123456789abcdef"
+	var tmp [16]byte
+	i := len(tmp)
+	for {
+		i--
+		tmp[i] = digits[n&15]
+		n >>= 4
+		if n == 0 {
+			break
+		}
+	}
+	return append(b, tmp[i:]...)
 }
 
 func saneRequestID(id string) bool {
@@ -248,11 +276,15 @@ func (a *API) spend(c *gin.Context, key memstore.Key) bool {
 
 // setRateHeaders sets X-RateLimit-Limit, -Remaining and -Reset, and the
 // IETF draft's RateLimit-Policy and RateLimit. The five values are cut from
-// one string, and their slices from one array.
+// one string, and their slices from one array, both made in one
+// allocation (the string shares the bytes, never written again).
 func setRateHeaders(h http.Header, limit, remaining int, reset, left int64) {
-	var buf [160]byte
+	box := new(struct {
+		v   [5]string
+		buf [160]byte // five numbers of at most 20 digits and 32 bytes of text
+	})
 	var end [5]int
-	b := strconv.AppendInt(buf[:0], int64(limit), 10)
+	b := strconv.AppendInt(box.buf[:0], int64(limit), 10)
 	end[0] = len(b)
 	b = strconv.AppendInt(b, int64(remaining), 10)
 	end[1] = len(b)
@@ -267,8 +299,8 @@ func setRateHeaders(h http.Header, limit, remaining int, reset, left int64) {
 	b = append(b, ";t="...)
 	b = strconv.AppendInt(b, left, 10)
 	end[4] = len(b)
-	text := string(b)
-	v := new([5]string)
+	text := unsafe.String(unsafe.SliceData(b), len(b))
+	v := &box.v
 	start := 0
 	for i, e := range end {
 		v[i] = text[start:e]

@@ -216,14 +216,14 @@ var (
 func writePayload(c *gin.Context, p *payload, cacheControl, ctype []string) {
 	h := c.Writer.Header()
 	tag := p.etag
-	coded := p.gzETag != nil && acceptsGzip(c.Request.Header.Get("Accept-Encoding"))
+	coded := p.gzETag != nil && acceptsGzip(firstValue(c.Request.Header, "Accept-Encoding"))
 	if coded {
 		tag = p.gzETag
 	}
 	h["Etag"] = tag
 	h["Cache-Control"] = cacheControl
 	h["Vary"] = varyValue
-	if etagMatch(c.Request.Header.Get("If-None-Match"), p.etag[0]) {
+	if etagMatch(firstValue(c.Request.Header, "If-None-Match"), p.etag[0]) {
 		c.Status(http.StatusNotModified)
 		c.Writer.WriteHeaderNow()
 		c.Abort()
@@ -241,6 +241,16 @@ func writePayload(c *gin.Context, p *payload, cacheControl, ctype []string) {
 	if c.Request.Method != http.MethodHead {
 		c.Writer.Write(body)
 	}
+}
+
+// firstValue is h.Get(name) for a name already in canonical form, without
+// Get's canonicalization of the name (two of them were 1.5 % of a
+// request's instructions).
+func firstValue(h http.Header, name string) string {
+	if v := h[name]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // etagMatch applies If-None-Match's weak comparison to a list of tags:
