@@ -38,6 +38,10 @@ type Options struct {
 	// before it is closed (required: the API's, httpapi.Busy, a 503
 	// problem with the headers every answer carries).
 	Busy func() []byte
+	// DeadlineTick is how often the deadlines that have passed are set on
+	// the sockets (0: 100 ms): a timeout fires up to this late (see
+	// Deadlines in deadline.go).
+	DeadlineTick time.Duration
 }
 
 // Listener wraps a net.Listener with the bounds. Give its ConnState to the
@@ -51,6 +55,8 @@ type Listener struct {
 	open   int
 	byAddr map[netip.Addr]int // by address group (see Options.PerAddr)
 	idle   idleList           // longest idle first
+	conns  map[*conn]struct{} // every connection counted, for the deadlines' sweep
+	clock  atomic.Int64       // the time of the last sweep, in Unix nanoseconds
 
 	refusedTotal, refusedAddr, evicted, pressuredN atomic.Int64
 	stop                                           chan struct{}
@@ -68,6 +74,7 @@ type conn struct {
 	inIdle     bool
 	idleSince  time.Time
 	released   bool
+	rd, wd     deadline
 }
 
 // Wrap bounds the connections accepted from inner.
@@ -79,7 +86,12 @@ func Wrap(inner net.Listener, opt Options) *Listener {
 	if opt.PressureIdle <= 0 {
 		opt.PressureIdle = 5 * time.Second
 	}
-	l := &Listener{Listener: inner, opt: opt, byAddr: map[netip.Addr]int{}, stop: make(chan struct{})}
+	if opt.DeadlineTick <= 0 {
+		opt.DeadlineTick = 100 * time.Millisecond
+	}
+	l := &Listener{Listener: inner, opt: opt, byAddr: map[netip.Addr]int{}, conns: map[*conn]struct{}{},
+		stop: make(chan struct{})}
+	l.clock.Store(time.Now().UnixNano())
 	go l.relieve()
 	return l
 }
@@ -132,6 +144,7 @@ func (l *Listener) admit(nc net.Conn, addr netip.Addr) (*conn, *conn, bool) {
 	}
 	c := &conn{Conn: nc, l: l, group: group, idleSince: time.Now()}
 	l.idle.pushBack(c)
+	l.conns[c] = struct{}{}
 	l.open++
 	l.byAddr[group]++
 	return c, victim, true
@@ -144,6 +157,7 @@ func (l *Listener) release(c *conn) {
 	}
 	c.released = true
 	l.idle.remove(c)
+	delete(l.conns, c)
 	l.open--
 	if n := l.byAddr[c.group] - 1; n > 0 {
 		l.byAddr[c.group] = n
@@ -199,14 +213,19 @@ func (l *Listener) ConnState(nc net.Conn, state http.ConnState) {
 }
 
 // relieve closes, while more than three quarters of Max are open, the
-// connections idle for longer than PressureIdle, longest idle first.
+// connections idle for longer than PressureIdle, longest idle first; and
+// sweeps the deadlines every DeadlineTick.
 func (l *Listener) relieve() {
 	t := time.NewTicker(max(l.opt.PressureIdle/4, 50*time.Millisecond))
 	defer t.Stop()
+	dt := time.NewTicker(l.opt.DeadlineTick)
+	defer dt.Stop()
 	for {
 		select {
 		case <-l.stop:
 			return
+		case now := <-dt.C:
+			l.sweepDeadlines(now)
 		case now := <-t.C:
 			for _, c := range l.pressured(now) {
 				c.Conn.Close()

@@ -13,7 +13,7 @@ import (
 // order (the longest idle first) through random turns, against a slice,
 // and a request's turn from idle to active and back allocates nothing.
 func TestIdleListModel(t *testing.T) {
-	l := &Listener{opt: Options{Max: 1000}, byAddr: map[netip.Addr]int{}}
+	l := &Listener{opt: Options{Max: 1000}, byAddr: map[netip.Addr]int{}, conns: map[*conn]struct{}{}}
 	const n = 12
 	conns := make([]*conn, n)
 	var model []*conn // idle, the longest first

@@ -1,0 +1,47 @@
+package connlimit
+
+import (
+	"net"
+	"net/netip"
+	"testing"
+	"time"
+)
+
+// A read that meets a past deadline on the socket while the one asked for
+// is later (a sweep that forced the socket's deadline just after a later
+// one was set) clears the socket's and reads on.
+func TestReadAfterRacingSweep(t *testing.T) {
+	l := &Listener{opt: Options{Max: 10}, byAddr: map[netip.Addr]int{}, conns: map[*conn]struct{}{}}
+	a, b := net.Pipe()
+	t.Cleanup(func() { a.Close(); b.Close() })
+	c, _, _ := l.admit(a, netip.AddrFrom4([4]byte{10, 0, 0, 1}))
+	// The state the race leaves: a later deadline asked for, the socket's
+	// forced into the past.
+	c.rd.want.Store(time.Now().Add(time.Minute).UnixNano())
+	c.rd.past.Store(true)
+	a.SetReadDeadline(time.Unix(1, 0))
+	go b.Write([]byte("x"))
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 1))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("read: %v, want the byte", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the read still waits after 5 s")
+	}
+	if c.rd.past.Load() {
+		t.Error("the socket's deadline is still marked past")
+	}
+	// Once the deadline asked for has passed, the timeout is the read's.
+	c.rd.want.Store(time.Now().Add(-time.Second).UnixNano())
+	c.rd.past.Store(true)
+	a.SetReadDeadline(time.Unix(1, 0))
+	if _, err := c.Read(make([]byte, 1)); err == nil {
+		t.Fatal("a read past its deadline succeeded")
+	}
+}

@@ -1,0 +1,237 @@
+package connlimit_test
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/flagpole/flagpole/httpapi"
+	"github.com/flagpole/flagpole/httpapi/connlimit"
+)
+
+// tick is the deadlines' sweep of these tests.
+const tick = 20 * time.Millisecond
+
+// pipeConn is a server connection through a Listener sweeping every
+// every, and its client end.
+func pipeConn(t *testing.T, every time.Duration) (server, client net.Conn) {
+	t.Helper()
+	p := &pipeListener{make(chan net.Conn, 1)}
+	l := connlimit.Wrap(p, connlimit.Options{Max: 10, Busy: httpapi.Busy, DeadlineTick: every})
+	t.Cleanup(func() { l.Close() })
+	a, b := net.Pipe()
+	t.Cleanup(func() { a.Close(); b.Close() })
+	p.conns <- a
+	c, err := l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, b
+}
+
+// readAfter reads one byte from c and returns the error and how long it
+// took; it fails t if that takes more than 5 seconds.
+func readAfter(t *testing.T, c net.Conn) (error, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 1))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err, time.Since(start)
+	case <-time.After(5 * time.Second):
+		t.Fatal("a read still waits after 5 s")
+		return nil, 0
+	}
+}
+
+// A read deadline fires once it has passed, not before, and within a few
+// ticks after.
+func TestReadDeadlineFires(t *testing.T) {
+	c, _ := pipeConn(t, tick)
+	c.SetReadDeadline(time.Now().Add(150 * time.Millisecond))
+	err, took := readAfter(t, c)
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read: %v, want the deadline exceeded", err)
+	}
+	if took < 150*time.Millisecond || took > 150*time.Millisecond+time.Second {
+		t.Fatalf("the deadline fired after %v, want 150 ms and at most a few ticks more", took)
+	}
+	// Passed, it stays passed: the next read fails at once.
+	if err, _ := readAfter(t, c); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read after the deadline: %v", err)
+	}
+}
+
+// A deadline moved later before it passes keeps the read going: the
+// earlier one never fires.
+func TestReadDeadlineMovedLater(t *testing.T) {
+	c, peer := pipeConn(t, tick)
+	c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		peer.Write([]byte("x"))
+	}()
+	if err, took := readAfter(t, c); err != nil || took < 250*time.Millisecond {
+		t.Fatalf("read: %v after %v, want the byte sent at 300 ms", err, took)
+	}
+	// Cleared, none fires.
+	c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	c.SetReadDeadline(time.Time{})
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		peer.Write([]byte("y"))
+	}()
+	if err, took := readAfter(t, c); err != nil || took < 250*time.Millisecond {
+		t.Fatalf("read with no deadline: %v after %v", err, took)
+	}
+}
+
+// A deadline in the past aborts a read in progress at once, as net/http
+// does to end its background read; clearing it lets the next read wait
+// for data again.
+func TestPastDeadlineAbortsAtOnce(t *testing.T) {
+	c, peer := pipeConn(t, time.Hour) // no sweep in the test's time
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		c.SetReadDeadline(time.Unix(1, 0))
+	}()
+	if err, _ := readAfter(t, c); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("aborted read: %v", err)
+	}
+	c.SetReadDeadline(time.Time{})
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		peer.Write([]byte("z"))
+	}()
+	if err, took := readAfter(t, c); err != nil || took < 50*time.Millisecond {
+		t.Fatalf("read after clearing: %v after %v", err, took)
+	}
+}
+
+// A write deadline fires on a peer that does not read, with what was
+// written counted.
+func TestWriteDeadlineFires(t *testing.T) {
+	c, peer := pipeConn(t, tick)
+	go func() { peer.Read(make([]byte, 3)) }() // reads three bytes, then none
+	c.SetWriteDeadline(time.Now().Add(150 * time.Millisecond))
+	start := time.Now()
+	var n int
+	var err error
+	done := make(chan struct{})
+	go func() {
+		n, err = c.Write([]byte("abcdef"))
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a write still waits after 5 s")
+	}
+	took := time.Since(start)
+	if !errors.Is(err, os.ErrDeadlineExceeded) || n != 3 {
+		t.Fatalf("write: %d, %v; want 3 written and the deadline exceeded", n, err)
+	}
+	if took < 150*time.Millisecond || took > 150*time.Millisecond+time.Second {
+		t.Fatalf("the deadline fired after %v", took)
+	}
+}
+
+// A socket deadline left in the past by a sweep that raced a later
+// deadline is not a timeout: the read clears it and goes on.
+func TestSweepRacingLaterDeadline(t *testing.T) {
+	c, peer := pipeConn(t, tick)
+	for range 50 {
+		c.SetReadDeadline(time.Now().Add(tick / 2)) // passes between sweeps
+		time.Sleep(tick * 3 / 2)
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		go peer.Write([]byte("x"))
+		if err, _ := readAfter(t, c); err != nil {
+			t.Fatalf("read under a later deadline: %v", err)
+		}
+	}
+}
+
+// countingListener counts the deadlines set on the sockets it accepts.
+type countingListener struct {
+	net.Listener
+	sets *atomic.Int64
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	return countingConn{c, l.sets}, err
+}
+
+type countingConn struct {
+	net.Conn
+	sets *atomic.Int64
+}
+
+func (c countingConn) SetReadDeadline(t time.Time) error {
+	c.sets.Add(1)
+	return c.Conn.SetReadDeadline(t)
+}
+
+func (c countingConn) SetWriteDeadline(t time.Time) error {
+	c.sets.Add(1)
+	return c.Conn.SetWriteDeadline(t)
+}
+
+func (c countingConn) SetDeadline(t time.Time) error {
+	c.sets.Add(2)
+	return c.Conn.SetDeadline(t)
+}
+
+// TestDeadlinesPerRequest: a keep-alive request to a server with every
+// timeout sets two deadlines on its socket (net/http's abort of its
+// background read, and its clearing), not the eight net/http asks for.
+// The timeouts still hold: a request that never ends its headers is cut.
+func TestDeadlinesPerRequest(t *testing.T) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sets atomic.Int64
+	l := connlimit.Wrap(countingListener{inner, &sets}, connlimit.Options{Max: 10, Busy: httpapi.Busy, DeadlineTick: tick})
+	srv := &http.Server{Handler: ok, ConnState: l.ConnState, ReadHeaderTimeout: 300 * time.Millisecond,
+		ReadTimeout: time.Second, WriteTimeout: time.Second, IdleTimeout: time.Minute}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	c, br, st := dial(t, "127.0.0.1", inner.Addr().String(), true)
+	if st != 200 {
+		t.Fatalf("first request: %d", st)
+	}
+	const n = 50
+	before := sets.Load()
+	for i := range n {
+		if st := roundTrip(t, c, br); st != 200 {
+			t.Fatalf("request %d: %d", i, st)
+		}
+	}
+	if per := float64(sets.Load()-before) / n; per > 2.5 {
+		t.Errorf("%.1f deadlines set on the socket a request, want 2", per)
+	}
+	// Half a request's headers, then nothing: cut at the header timeout.
+	start := time.Now()
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n")
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	rest, err := io.ReadAll(br)
+	if took := time.Since(start); err != nil || took < 300*time.Millisecond || took > 3*time.Second {
+		t.Fatalf("a request without its headers' end: %q, %v after %v; want the connection closed after 300 ms",
+			rest, err, took)
+	}
+	if len(rest) > 0 && !strings.HasPrefix(string(rest), "HTTP/1.1 408") {
+		t.Fatalf("answered %q", rest)
+	}
+}
