@@ -95,4 +95,3 @@ func (st *Store) SetKeys(k *KeySet) {
 // therefore seen either by fn or by a Keys call made after registering.
 // The returned function unregisters fn.
 func (st *Store) OnKeys(fn func(*KeySet)) (cancel func()) { return st.keyHook.add(&st.keyMu, fn) }
-
