@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -239,5 +240,45 @@ func TestAnonLimitClientAddr(t *testing.T) {
 	// A trusted peer without the header is limited as itself.
 	if st := statusOf(t, two, url, "X-Forwarded-For: 192.0.2.1"); st != 401 {
 		t.Errorf("127.0.0.2 is not a trusted proxy; its header must be ignored: %d", st)
+	}
+}
+
+// TestMetricsMethodsBounded: a method no client should send is counted
+// under "other", so clients inventing methods add no series: the request
+// metrics stay as many as routes, known methods and statuses.
+func TestMetricsMethodsBounded(t *testing.T) {
+	base := newEnv(t, "sqlite", fixtureLines())
+	reg := prometheus.NewRegistry()
+	e := base.serveWith(httpapi.Options{Metrics: reg})
+	e.noSpec = true // methods the document cannot describe; the status is checked here
+	for i := range 40 {
+		if r := e.do(fmt.Sprintf("FOO%d", i), "/api/public/flags"); r.status != 405 {
+			t.Fatalf("method FOO%d: %d, want 405", i, r.status)
+		}
+	}
+	if r := e.do(http.MethodDelete, "/api/public/flags"); r.status != 405 {
+		t.Fatalf("DELETE: %d, want 405", r.status)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byMethod := map[string]float64{}
+	series := 0
+	for _, mf := range mfs {
+		if mf.GetName() != "flagpole_http_requests_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			series++
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "method" {
+					byMethod[l.GetValue()] += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	if byMethod["other"] != 40 || byMethod["DELETE"] != 1 || len(byMethod) != 2 || series != 2 {
+		t.Errorf("requests by method %v in %d series, want 40 other and 1 DELETE in 2", byMethod, series)
 	}
 }

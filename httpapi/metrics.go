@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"maps"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -16,17 +18,39 @@ type metrics struct {
 	limited  prometheus.Counter
 	// anonLimited counts the 429s of keyless traffic (by client address).
 	anonLimited prometheus.Counter
-	children    sync.Map // series -> the resolved counter and histogram
+	// children are the resolved counter and histogram of each series:
+	// read without a lock, copied whole (under mu) to add one, which
+	// happens once per series: the routes, methods and statuses are few.
+	children atomic.Pointer[map[series]*seriesMetrics]
+	mu       sync.Mutex
 }
 
+// series is one request counter's labels: route, method (methodLabel's
+// index) and status.
 type series struct {
-	route, method string
-	status        int
+	route  string
+	method uint8
+	status uint16
 }
 
 type seriesMetrics struct {
 	count   prometheus.Counter
 	latency prometheus.Observer
+}
+
+// methods are the method labels: the methods of RFC 9110 and PATCH, and
+// "other" for any other token a client sends, so that no client can add
+// series without bound.
+var methods = [...]string{"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "TRACE", "other"}
+
+// methodLabel is the index in methods of m's label.
+func methodLabel(m string) uint8 {
+	for i, name := range methods[:len(methods)-1] {
+		if m == name {
+			return uint8(i)
+		}
+	}
+	return uint8(len(methods) - 1)
 }
 
 func newMetrics(reg prometheus.Registerer, a *API) *metrics {
@@ -46,6 +70,7 @@ func newMetrics(reg prometheus.Registerer, a *API) *metrics {
 			Help: "Requests without a valid key refused with 429 by the per-address limit (also in flagpole_rate_limited_total).",
 		}),
 	}
+	m.children.Store(&map[series]*seriesMetrics{})
 	if reg != nil {
 		reg.MustRegister(m.requests, m.latency, m.limited, m.anonLimited)
 		if a.anon != nil {
@@ -66,15 +91,7 @@ func (a *API) observe(c *gin.Context) {
 		route = "unmatched"
 	}
 	status := c.Writer.Status()
-	key := series{route, c.Request.Method, status}
-	m, ok := a.metrics.children.Load(key)
-	if !ok {
-		m, _ = a.metrics.children.LoadOrStore(key, &seriesMetrics{
-			count:   a.metrics.requests.WithLabelValues(route, key.method, strconv.Itoa(status)),
-			latency: a.metrics.latency.WithLabelValues(route),
-		})
-	}
-	sm := m.(*seriesMetrics)
+	sm := a.metrics.series(series{route, methodLabel(c.Request.Method), uint16(min(max(status, 0), 999))})
 	sm.count.Inc()
 	if route != streamRoute { // a stream's time is how long the client followed it, not a latency
 		sm.latency.Observe(time.Since(start).Seconds())
@@ -82,4 +99,26 @@ func (a *API) observe(c *gin.Context) {
 	if status == 429 {
 		a.metrics.limited.Inc()
 	}
+}
+
+// series returns the counter and histogram of key, resolving them once.
+func (m *metrics) series(key series) *seriesMetrics {
+	if sm, ok := (*m.children.Load())[key]; ok {
+		return sm
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old := *m.children.Load()
+	if sm, ok := old[key]; ok {
+		return sm
+	}
+	sm := &seriesMetrics{
+		count:   m.requests.WithLabelValues(key.route, methods[key.method], strconv.Itoa(int(key.status))),
+		latency: m.latency.WithLabelValues(key.route),
+	}
+	next := make(map[series]*seriesMetrics, len(old)+1)
+	maps.Copy(next, old)
+	next[key] = sm
+	m.children.Store(&next)
+	return sm
 }

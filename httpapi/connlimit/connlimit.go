@@ -200,7 +200,7 @@ func (l *Listener) ConnState(nc net.Conn, state http.ConnState) {
 		l.idle.remove(c)
 	case http.StateIdle:
 		if !c.inIdle {
-			c.idleSince = time.Now()
+			c.idleSince = time.Unix(0, l.clock.Load()) // to a tick: PressureIdle is seconds
 			l.idle.pushBack(c)
 		}
 	case http.StateHijacked:

@@ -39,10 +39,10 @@ func (d *deadline) set(t time.Time, clock int64, apply func(time.Time) error) er
 	}
 	d.want.Store(want)
 	if want != 0 && want <= clock {
-		return d.force(time.Now().UnixNano(), apply)
+		return d.force(clock, apply)
 	}
 	if d.past.Load() {
-		d.lift(apply)
+		d.lift(clock, apply)
 	}
 	return nil
 }
@@ -59,12 +59,12 @@ func (d *deadline) force(now int64, apply func(time.Time) error) error {
 	return apply(time.Unix(0, want))
 }
 
-// lift clears the socket's deadline unless the one asked for has passed,
-// and reports whether it did.
-func (d *deadline) lift(apply func(time.Time) error) bool {
+// lift clears the socket's deadline unless the one asked for has passed
+// (by clock, the last tick, or else by now), and reports whether it did.
+func (d *deadline) lift(clock int64, apply func(time.Time) error) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if want := d.want.Load(); want != 0 && want <= time.Now().UnixNano() {
+	if want := d.want.Load(); want != 0 && (want <= clock || want <= time.Now().UnixNano()) {
 		return false
 	}
 	d.past.Store(false)
@@ -82,8 +82,12 @@ func (d *deadline) expired(now int64) bool {
 // spurious reports whether err is a timeout of a deadline the socket held
 // though the one asked for was moved (a sweep racing a later deadline),
 // after clearing the socket's: the read or write is then tried again.
-func (d *deadline) spurious(err error, apply func(time.Time) error) bool {
-	return errors.Is(err, os.ErrDeadlineExceeded) && d.lift(apply)
+// clock is the listener's last tick.
+func (d *deadline) spurious(err error, clock int64, apply func(time.Time) error) bool {
+	if want := d.want.Load(); want != 0 && want <= clock {
+		return false // passed: the usual case, net/http's abort of a read
+	}
+	return errors.Is(err, os.ErrDeadlineExceeded) && d.lift(clock, apply)
 }
 
 // SetReadDeadline keeps t as the read deadline (see Deadlines).
@@ -105,7 +109,7 @@ func (c *conn) SetDeadline(t time.Time) error {
 func (c *conn) Read(p []byte) (int, error) {
 	for {
 		n, err := c.Conn.Read(p)
-		if err == nil || n > 0 || !c.rd.spurious(err, c.Conn.SetReadDeadline) {
+		if err == nil || n > 0 || !c.rd.spurious(err, c.l.clock.Load(), c.Conn.SetReadDeadline) {
 			return n, err
 		}
 	}
@@ -117,7 +121,7 @@ func (c *conn) Write(p []byte) (int, error) {
 	for {
 		n, err := c.Conn.Write(p[written:])
 		written += n
-		if err == nil || !c.wd.spurious(err, c.Conn.SetWriteDeadline) {
+		if err == nil || !c.wd.spurious(err, c.l.clock.Load(), c.Conn.SetWriteDeadline) {
 			return written, err
 		}
 	}
