@@ -85,8 +85,14 @@ func cachedServer(t *testing.T) (*API, *memstore.Store, func(path string) string
 // cachedServerAt is cachedServer with the clock now (nil: time.Now).
 func cachedServerAt(t *testing.T, now func() time.Time) (*API, *memstore.Store, func(path string) string) {
 	t.Helper()
+	return cachedServerOf(t, now, 1<<20)
+}
+
+// cachedServerOf is cachedServerAt with caches of cacheBytes.
+func cachedServerOf(t *testing.T, now func() time.Time, cacheBytes int64) (*API, *memstore.Store, func(path string) string) {
+	t.Helper()
 	st := &memstore.Store{}
-	a, err := New(Options{Store: st, CacheBytes: 1 << 20, Now: now, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	a, err := New(Options{Store: st, CacheBytes: cacheBytes, Now: now, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,6 +46,10 @@ type details struct {
 
 type detailEntry struct {
 	stamp stamp // what the response was made from
+	// key is the request that asked for it, where the stamp does not name
+	// it (the answers' table's raw query); empty in the details' and the
+	// trends' tables.
+	key   string
 	slot  int
 	cost  int64 // entryCost of the body
 	r     *response
@@ -150,21 +154,42 @@ func (d *details) answer(slot int, st stamp, c *cache, key func() string, render
 		r, _ := c.getFrom(key(), st.source(), func() ([]byte, error) { return render(), nil })
 		return r
 	}
-	set, mu := d.set(slot, st)
-	for i := range set {
-		if e := set[i].Load(); e != nil && e.stamp == st {
-			d.hits.Add(1)
-			return e.r
-		}
+	if r := d.lookup(slot, st, ""); r != nil {
+		return r
 	}
 	k := key()
 	if r, ok := c.lookFrom(k, st.source()); ok {
 		return r
 	}
-	body := render()
-	if len(body) > d.maxBody {
-		return c.keepFrom(k, st.source(), body)
+	r := newResponse(render())
+	if kept, ok := d.keep(slot, st, "", r); ok {
+		return kept
 	}
+	return c.keepResponse(k, st.source(), r)
+}
+
+// lookup returns the table's response of stamp st and key for slot, nil
+// when it holds none.
+func (d *details) lookup(slot int, st stamp, key string) *response {
+	set, _ := d.set(slot, st)
+	for i := range set {
+		if e := set[i].Load(); e != nil && e.stamp == st && e.key == key {
+			d.hits.Add(1)
+			return e.r
+		}
+	}
+	return nil
+}
+
+// keep puts r, the response of stamp st and key for slot, in the table
+// and returns the table's response of them (r, or one a request for the
+// same answer put there meanwhile). It reports false, keeping nothing,
+// when r's body is longer than maxBody or the table's bytes are spent.
+func (d *details) keep(slot int, st stamp, key string, r *response) (*response, bool) {
+	if len(r.body) > d.maxBody {
+		return nil, false
+	}
+	set, mu := d.set(slot, st)
 	mu.Lock()
 	defer mu.Unlock()
 	from := len(set) - 1 // the way the new entry frees: the oldest
@@ -173,8 +198,8 @@ func (d *details) answer(slot int, st stamp, c *cache, key func() string, render
 		if e == nil {
 			continue
 		}
-		if e.stamp == st {
-			return e.r // a request for the same answer made it meanwhile
+		if e.stamp == st && e.key == key {
+			return e.r, true // a request for the same answer made it meanwhile
 		}
 		if e.slot == slot && st.supersedes(e.stamp) && from == len(set)-1 {
 			from = i // made from older data of the slot: it goes, not a neighbour
@@ -183,10 +208,10 @@ func (d *details) answer(slot int, st stamp, c *cache, key func() string, render
 	// The set as it will be: the new entry first, then the others but the
 	// one freed, newest first. While the table's bytes are short, the
 	// oldest of them go too; when even the new entry alone does not fit
-	// (the other sets hold the bytes), the response cache keeps the body.
-	// So entries made from data no longer served leave as new ones come,
-	// whatever their sizes.
-	e := &detailEntry{stamp: st, slot: slot, cost: entryCost(len(body))}
+	// (the other sets hold the bytes), it is not kept. So entries made
+	// from data no longer served leave as new ones come, whatever their
+	// sizes.
+	e := &detailEntry{stamp: st, slot: slot, key: key, cost: entryCost(len(r.body)) + int64(len(key)), r: r}
 	var next [setWays]*detailEntry
 	next[0] = e
 	n := 1
@@ -210,7 +235,7 @@ func (d *details) answer(slot int, st stamp, c *cache, key func() string, render
 			next[n] = nil
 		}
 		if h+delta > d.budget {
-			return c.keepFrom(k, st.source(), body) // the table's bytes are spent
+			return nil, false // the table's bytes are spent
 		}
 		if d.held.CompareAndSwap(h, h+delta) {
 			break
@@ -218,11 +243,10 @@ func (d *details) answer(slot int, st stamp, c *cache, key func() string, render
 	}
 	// A lookup racing with the rewrite may miss an entry moving down, and
 	// renders the same body again: that only costs a render.
-	e.r = newResponse(body)
 	for i := len(set) - 1; i >= 0; i-- {
 		set[i].Store(next[i])
 	}
-	return e.r
+	return r, true
 }
 
 // detailKey is the response cache's key of f's detail.

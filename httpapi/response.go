@@ -166,10 +166,14 @@ func (c *cache) lookFrom(key string, src source) (*response, bool) {
 
 // keepFrom is getFrom's store: body, made from src, as the entry of key.
 func (c *cache) keepFrom(key string, src source, body []byte) *response {
-	r := newResponse(body)
+	return c.keepResponse(key, src, newResponse(body))
+}
+
+// keepResponse is keepFrom of a response made already.
+func (c *cache) keepResponse(key string, src source, r *response) *response {
 	r.src = src
 	if c.rc != nil {
-		c.rc.Set(key, r, int64(len(body)+len(key)+64))
+		c.rc.Set(key, r, int64(len(r.body)+len(key)+64))
 	}
 	return r
 }

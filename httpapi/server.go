@@ -69,7 +69,9 @@ type API struct {
 	cache   *cache
 	details *details
 	// trends keeps the short trend answers, as details the details.
-	trends  *details
+	trends *details
+	// answers keeps the answers of the routes the query string fixes.
+	answers *answers
 	log     *slog.Logger
 	now     func() time.Time
 	engine  *gin.Engine
@@ -100,9 +102,9 @@ func New(opt Options) (*API, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	// Half the budget is the details' table, an eighth the trends', the
-	// rest the response cache.
-	c, err := newCache(opt.CacheBytes - opt.CacheBytes/2 - opt.CacheBytes/8)
+	// Half the budget is the details' table, an eighth the trends', an
+	// eighth the answers', the rest the response cache.
+	c, err := newCache(opt.CacheBytes - opt.CacheBytes/2 - 2*(opt.CacheBytes/8))
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +115,7 @@ func New(opt Options) (*API, error) {
 	if opt.SweepEvery <= 0 {
 		opt.SweepEvery = 30 * time.Second
 	}
-	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, details: newDetails(opt.CacheBytes / 2), trends: newTrends(opt.CacheBytes / 8), log: opt.Log, now: opt.Now, openapi: newResponse(spec),
+	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, details: newDetails(opt.CacheBytes / 2), trends: newTrends(opt.CacheBytes / 8), answers: newAnswers(opt.CacheBytes / 8), log: opt.Log, now: opt.Now, openapi: newResponse(spec),
 		proxies: opt.TrustedProxies, stop: make(chan struct{})}
 	if opt.AnonRateLimit > 0 {
 		a.anon = ratelimit.NewAddrs(opt.AnonRateLimit, maxAnonAddrs)
@@ -141,10 +143,11 @@ func (a *API) CacheHitRatio() float64 {
 	df, da := a.details.lookups()
 	tf, ta := a.trends.lookups()
 	sf, sa := a.searches.lookups()
-	if all+da+ta+sa == 0 {
+	af, aa := a.answers.lookups()
+	if all+da+ta+sa+aa == 0 {
 		return 0
 	}
-	return float64(found+df+tf+sf) / float64(all+da+ta+sa)
+	return float64(found+df+tf+sf+af) / float64(all+da+ta+sa+aa)
 }
 
 // Close ends the live streams, stops the limiters' sweep and releases the
@@ -202,18 +205,18 @@ func (a *API) routes() *gin.Engine {
 	a.uiRoutes(e)
 
 	api := e.Group("/api/public", a.auth)
-	data := func(path string, h handler) {
-		api.GET(path, a.serve(h))
-		api.HEAD(path, a.serve(h))
+	data := func(path string, h gin.HandlerFunc) {
+		api.GET(path, h)
+		api.HEAD(path, h)
 		preflightRoute(e, "/api/public"+path)
 	}
-	data("/flags", a.flags)
-	data("/flag/:slug", a.flag)
-	data("/flag/:slug/trend", a.trend)
-	data("/categories", a.categories)
-	data("/regions", a.regions)
-	data("/stats", a.stats)
-	data("/search", a.search)
+	data("/flags", a.serveQuery(routeFlags, a.flags))
+	data("/flag/:slug", a.serve(a.flag))
+	data("/flag/:slug/trend", a.serve(a.trend)) // the day's date fixes it too
+	data("/categories", a.serveQuery(routeCategories, a.categories))
+	data("/regions", a.serveQuery(routeRegions, a.regions))
+	data("/stats", a.serveQuery(routeStats, a.stats))
+	data("/search", a.serveQuery(routeSearch, a.search))
 	// The live stream: spends one request when it opens.
 	api.GET("/stream", a.liveStream)
 	api.HEAD("/stream", a.liveStream)

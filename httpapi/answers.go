@@ -1,0 +1,92 @@
+package httpapi
+
+import (
+	"hash/maphash"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/flagpole/flagpole/memstore"
+)
+
+// answers keeps the responses of the routes whose answer the snapshot and
+// the query string fix alone (/flags, /search, /categories, /regions,
+// /stats), by route and raw query, in a table of details' kind: the
+// stamp names the snapshot's generation and the route, the entry's key is
+// the raw query, compared whole, and its slot the query's hash. A request
+// asked before of the same snapshot is then answered by one hash of its
+// query and one comparison, where parsing it, building the cache's key
+// and asking the response or search cache (which hashes that key again
+// and records the access for its admission policy) took a tenth of a
+// request's instructions. A miss goes the usual way and keeps what it
+// answered. Entries of an older snapshot are superseded as the new one's
+// come; the table is bounded by its entries and bytes as the details'.
+type answers struct {
+	t    *details
+	seed maphash.Seed
+}
+
+// Routes answered through the answers' table.
+const (
+	routeFlags = iota + 1
+	routeSearch
+	routeCategories
+	routeRegions
+	routeStats
+)
+
+// maxAnswerBody is the longest body the answers' table keeps: a page of
+// 100 flags or hits with long texts.
+const maxAnswerBody = 96 << 10
+
+// newAnswers makes the answers' table of at most maxBytes (none for 0),
+// with entries for bodies of 4 KB (the bytes bind when they are longer,
+// as the default page's 10 KB).
+func newAnswers(maxBytes int64) *answers {
+	t := newTable(maxBytes, maxAnswerBody, entryCost(4<<10))
+	if t == nil {
+		return nil
+	}
+	return &answers{t: t, seed: maphash.MakeSeed()}
+}
+
+// place is the slot and stamp of route's answer to raw from s.
+func (as *answers) place(s *memstore.Snapshot, route int, raw string) (int, stamp) {
+	h := maphash.String(as.seed, raw) ^ uint64(route)*0x9E3779B97F4A7C15
+	return int(h >> 33), stamp{s.Gen, 0, uint64(route)}
+}
+
+// lookups are the answers the table gave, and all it was asked for but
+// did not pass on (none: a miss asks the response or search cache, which
+// counts it).
+func (as *answers) lookups() (found, all uint64) {
+	if as == nil {
+		return 0, 0
+	}
+	return as.t.lookups()
+}
+
+// serveQuery is serve for the handler h of route, whose answer the
+// snapshot and the query string fix: answered from the answers' table
+// when it holds the answer, else by h, its answer then kept.
+func (a *API) serveQuery(route int, h handler) gin.HandlerFunc {
+	if a.answers == nil {
+		return a.serve(h)
+	}
+	as := a.answers
+	return a.serve(func(c *gin.Context, s *memstore.Snapshot) (*response, error) {
+		raw := c.Request.URL.RawQuery
+		slot, st := as.place(s, route, raw)
+		if r := as.t.lookup(slot, st, raw); r != nil {
+			return r, nil
+		}
+		r, err := h(c, s)
+		if err != nil {
+			return nil, err
+		}
+		if kept, ok := as.t.keep(slot, st, strings.Clone(raw), r); ok {
+			return kept, nil
+		}
+		return r, nil
+	})
+}
