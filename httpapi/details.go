@@ -49,10 +49,10 @@ type detailEntry struct {
 	// key is the request that asked for it, where the stamp does not name
 	// it (the answers' table's raw query); empty in the details' and the
 	// trends' tables.
-	key   string
-	slot  int
-	cost  int64 // entryCost of the body
-	r     *response
+	key  string
+	slot int
+	cost int64 // entryCost of the body
+	r    *response
 }
 
 // stamp is what a table's response was made from: the version of the flag
