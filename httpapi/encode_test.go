@@ -237,6 +237,20 @@ func TestVerbatimAsAppendString(t *testing.T) {
 	check(next)
 }
 
+// appendTime writes a time of any location and any nanoseconds as
+// time.Time.AppendFormat writes it in UTC, quoted.
+func TestAppendTime(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	zones := []*time.Location{time.UTC, time.FixedZone("x", 3*3600+1800), time.FixedZone("y", -11*3600)}
+	for range 20_000 {
+		tm := time.Unix(rng.Int64N(maxTimeMS/1000+1e9)-1e9, rng.Int64N(1e9)).In(zones[rng.IntN(len(zones))])
+		want := `"` + tm.UTC().Format(TimeFormat) + `"`
+		if got := string(appendTime(nil, tm)); got != want {
+			t.Fatalf("appendTime(%v) = %s, want %s", tm, got, want)
+		}
+	}
+}
+
 // appendTimeMS writes what time.Time.AppendFormat writes, across the
 // calendar: leap days, centuries, the edges of its range and past them.
 func TestAppendTimeMS(t *testing.T) {

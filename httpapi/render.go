@@ -11,7 +11,7 @@ func appendInt(b []byte, n int64) []byte { return strconv.AppendInt(b, n, 10) }
 
 func appendTime(b []byte, t time.Time) []byte {
 	b = append(b, '"')
-	b = t.UTC().AppendFormat(b, TimeFormat)
+	b = appendTimeMS(b, t.UnixMilli()) // time's AppendFormat took 700 instructions a time
 	return append(b, '"')
 }
 
