@@ -102,9 +102,9 @@ func New(opt Options) (*API, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	// Half the budget is the details' table, an eighth the trends', an
-	// eighth the answers', the rest the response cache.
-	c, err := newCache(opt.CacheBytes - opt.CacheBytes/2 - 2*(opt.CacheBytes/8))
+	// Half the budget is the details' table, an eighth the trends', a
+	// quarter the answers', the rest (an eighth) the response cache.
+	c, err := newCache(opt.CacheBytes - opt.CacheBytes/2 - opt.CacheBytes/8 - opt.CacheBytes/4)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func New(opt Options) (*API, error) {
 	if opt.SweepEvery <= 0 {
 		opt.SweepEvery = 30 * time.Second
 	}
-	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, details: newDetails(opt.CacheBytes / 2), trends: newTrends(opt.CacheBytes / 8), answers: newAnswers(opt.CacheBytes / 8), log: opt.Log, now: opt.Now, openapi: newResponse(spec),
+	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, details: newDetails(opt.CacheBytes / 2), trends: newTrends(opt.CacheBytes / 8), answers: newAnswers(opt.CacheBytes / 4), log: opt.Log, now: opt.Now, openapi: newResponse(spec),
 		proxies: opt.TrustedProxies, stop: make(chan struct{})}
 	if opt.AnonRateLimit > 0 {
 		a.anon = ratelimit.NewAddrs(opt.AnonRateLimit, maxAnonAddrs)
