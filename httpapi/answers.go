@@ -56,6 +56,25 @@ func (as *answers) place(s *memstore.Snapshot, route int, raw string) (int, stam
 	return int(h >> 33), stamp{s.Gen, 0, uint64(route)}
 }
 
+// dropBefore takes out the entries made from a snapshot older than gen:
+// once gen is served they can never answer again, and left in their sets
+// they would hold the table's bytes until a new entry came to each set.
+func (as *answers) dropBefore(gen uint64) {
+	t := as.t
+	for i := range t.inserts {
+		mu := &t.inserts[i]
+		mu.Lock()
+		for j := range t.ways[i*setWays:][:setWays] {
+			w := &t.ways[i*setWays+j]
+			if e := w.Load(); e != nil && e.stamp[0] < gen {
+				w.Store(nil)
+				t.held.Add(-e.cost)
+			}
+		}
+		mu.Unlock()
+	}
+}
+
 // lookups are the answers the table gave, and all it was asked for but
 // did not pass on (none: a miss asks the response or search cache, which
 // counts it).

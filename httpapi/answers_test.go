@@ -12,7 +12,7 @@ import (
 // answers' table when asked again of the same snapshot: each spelling of
 // the query and each route its own entry, compared whole (in a table of
 // one set, where every query meets every other); a new snapshot is
-// answered anew at once.
+// answered anew at once, and the old one's answers leave the table.
 func TestAnswersTable(t *testing.T) {
 	now := time.Now().UTC()
 	a, st, get := cachedServerOf(t, nil, 64<<10) // the answers' table: one set of four
@@ -60,7 +60,12 @@ func TestAnswersTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	held := a.answers.t.held.Load()
 	st.SetSnapshot(next)
+	// The old snapshot's answers leave with it, not as new ones come.
+	if now := a.answers.t.held.Load(); held == 0 || now != 0 {
+		t.Errorf("the table held %d bytes before the swap and %d after, want some and none", held, now)
+	}
 	before := hits()
 	for range 2 {
 		if body := get(top); !strings.Contains(body, `"slug":"`+ins[0].Slug+`"`) {

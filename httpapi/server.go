@@ -70,8 +70,10 @@ type API struct {
 	details *details
 	// trends keeps the short trend answers, as details the details.
 	trends *details
-	// answers keeps the answers of the routes the query string fixes.
+	// answers keeps the answers of the routes the query string fixes;
+	// unswap stops its pruning at each swap (nil without it).
 	answers *answers
+	unswap  func()
 	log     *slog.Logger
 	now     func() time.Time
 	engine  *gin.Engine
@@ -126,6 +128,9 @@ func New(opt Options) (*API, error) {
 	if a.searches, err = newSearches(opt.CacheBytes/4, opt.Metrics); err != nil {
 		return nil, err
 	}
+	if a.answers != nil {
+		a.unswap = opt.Store.OnSwapped(func(s *memstore.Snapshot) { a.answers.dropBefore(s.Gen) })
+	}
 	a.hub = newHub(opt)
 	a.engine = a.routes()
 	go a.sweepLoop()
@@ -153,6 +158,9 @@ func (a *API) CacheHitRatio() float64 {
 // Close ends the live streams, stops the limiters' sweep and releases the
 // response cache.
 func (a *API) Close() {
+	if a.unswap != nil {
+		a.unswap()
+	}
 	a.hub.Close()
 	select {
 	case <-a.stop:

@@ -57,10 +57,11 @@ func (c wireConn) CloseWrite() error {
 
 func (c wireConn) Write(b []byte) (int, error) {
 	if status, text, ok := plainAnswer(b); ok {
-		if _, err := c.Conn.Write(wireAnswer(status, wireProblem(status, text), "")); err != nil {
-			return 0, err
-		}
-		return len(b), nil
+		// b is taken whole either way: a failed replacement is not tried
+		// again with b (which would send a second answer after part of
+		// the first).
+		_, err := c.Conn.Write(wireAnswer(status, wireProblem(status, text), ""))
+		return len(b), err
 	}
 	return c.Conn.Write(b)
 }

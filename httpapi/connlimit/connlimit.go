@@ -38,9 +38,8 @@ type Options struct {
 	// before it is closed (required: the API's, httpapi.Busy, a 503
 	// problem with the headers every answer carries).
 	Busy func() []byte
-	// DeadlineTick is how often the deadlines that have passed are set on
-	// the sockets (0: 100 ms): a timeout fires up to this late (see
-	// Deadlines in deadline.go).
+	// DeadlineTick is how often the deadlines due within two ticks are
+	// put on the sockets (0: 100 ms; see Deadlines in deadline.go).
 	DeadlineTick time.Duration
 }
 
@@ -56,7 +55,12 @@ type Listener struct {
 	byAddr map[netip.Addr]int // by address group (see Options.PerAddr)
 	idle   idleList           // longest idle first
 	conns  map[*conn]struct{} // every connection counted, for the deadlines' sweep
-	clock  atomic.Int64       // the time of the last sweep, in Unix nanoseconds
+	// base is the listener's start, on the monotonic clock; clock the
+	// time of the last sweep after it, in nanoseconds; near twice the
+	// sweep's tick (see Deadlines).
+	base  time.Time
+	clock atomic.Int64
+	near  int64
 
 	refusedTotal, refusedAddr, evicted, pressuredN atomic.Int64
 	stop                                           chan struct{}
@@ -90,8 +94,7 @@ func Wrap(inner net.Listener, opt Options) *Listener {
 		opt.DeadlineTick = 100 * time.Millisecond
 	}
 	l := &Listener{Listener: inner, opt: opt, byAddr: map[netip.Addr]int{}, conns: map[*conn]struct{}{},
-		stop: make(chan struct{})}
-	l.clock.Store(time.Now().UnixNano())
+		stop: make(chan struct{}), base: time.Now(), near: 2 * int64(opt.DeadlineTick)}
 	go l.relieve()
 	return l
 }
@@ -200,7 +203,7 @@ func (l *Listener) ConnState(nc net.Conn, state http.ConnState) {
 		l.idle.remove(c)
 	case http.StateIdle:
 		if !c.inIdle {
-			c.idleSince = time.Unix(0, l.clock.Load()) // to a tick: PressureIdle is seconds
+			c.idleSince = l.base.Add(time.Duration(l.clock.Load())) // to a tick: PressureIdle is seconds
 			l.idle.pushBack(c)
 		}
 	case http.StateHijacked:
@@ -214,19 +217,28 @@ func (l *Listener) ConnState(nc net.Conn, state http.ConnState) {
 
 // relieve closes, while more than three quarters of Max are open, the
 // connections idle for longer than PressureIdle, longest idle first; and
-// sweeps the deadlines every DeadlineTick.
+// sweeps the deadlines every DeadlineTick, after Close too while
+// connections are open (a server shutting down still times out the
+// clients that hold it).
 func (l *Listener) relieve() {
 	t := time.NewTicker(max(l.opt.PressureIdle/4, 50*time.Millisecond))
 	defer t.Stop()
 	dt := time.NewTicker(l.opt.DeadlineTick)
 	defer dt.Stop()
+	stop, pressure := l.stop, t.C
 	for {
 		select {
-		case <-l.stop:
-			return
+		case <-stop:
+			stop, pressure = nil, nil // nil channels: no more pressure relief
+			if l.openConns() == 0 {
+				return
+			}
 		case now := <-dt.C:
 			l.sweepDeadlines(now)
-		case now := <-t.C:
+			if stop == nil && l.openConns() == 0 {
+				return
+			}
+		case now := <-pressure:
 			for _, c := range l.pressured(now) {
 				c.Conn.Close()
 			}
@@ -253,7 +265,15 @@ func (l *Listener) pressured(now time.Time) []*conn {
 	return out
 }
 
-// Close stops accepting and stops the pressure sweep.
+// openConns is the number of connections counted.
+func (l *Listener) openConns() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.conns)
+}
+
+// Close stops accepting and stops the pressure sweep; the deadlines' sweep
+// stops once the last connection is closed.
 func (l *Listener) Close() error {
 	l.stopOnce.Do(func() { close(l.stop) })
 	return l.Listener.Close()

@@ -14,90 +14,98 @@ import (
 // aborted read's past one and its clearing, the idle and the header
 // timeouts), and each deadline set on the socket moves a runtime timer: a
 // twentieth of a short request's CPU, which a server without timeouts does
-// not pay. A conn keeps the deadline asked for instead, and the listener's
-// sweep, every DeadlineTick, sets on the socket the deadlines that have
-// passed. A deadline already past when it is set (net/http's way to abort
-// a read) is set on the socket at once, as is the clearing of one that
-// was. So a timeout fires between its deadline and one tick later, never
-// before; a connection's reads and writes see the socket's deadline only
-// once the one asked for has passed.
+// not pay. A conn keeps the deadline asked for instead, and puts it on the
+// socket only when it is near: due within two ticks of the listener's
+// sweep (DeadlineTick) when it is set, or when a sweep finds it so. A
+// deadline set that far ahead is raised or cleared by the next request
+// long before it comes near, and costs no timer; one that stays comes
+// onto the socket a tick or more before it is due, and fires on time. A
+// short deadline (the live stream's 2 ms write) goes on the socket at
+// once, as does a past one (net/http's way to abort a read). A socket
+// deadline that a read or write meets though the one asked for has not
+// passed (a sweep racing a later deadline) is set right and the read or
+// write goes on. Times are kept on the monotonic clock, from the
+// listener's start, so a step of the wall clock moves no timeout.
 
 // deadline is one direction (read or write) of a conn's deadline.
 type deadline struct {
-	want atomic.Int64 // the deadline asked for, in Unix nanoseconds; 0: none
-	// past is set while the socket holds a deadline that has passed (set
-	// by force); mu orders the changes of the socket's deadline.
-	past atomic.Bool
-	mu   sync.Mutex
+	// want is the deadline asked for, in nanoseconds since the listener's
+	// base; 0: none (a deadline at or before the base is -1).
+	want atomic.Int64
+	// onSocket is set while the socket holds a deadline (want's, set by
+	// sync); mu orders the changes of the socket's deadline.
+	onSocket atomic.Bool
+	mu       sync.Mutex
 }
 
-// set asks for deadline t (zero: none). clock is the listener's last tick.
-func (d *deadline) set(t time.Time, clock int64, apply func(time.Time) error) error {
+// set asks for deadline t (zero: none). clock is the listener's last
+// tick, near the span within which a deadline goes on the socket.
+func (d *deadline) set(t time.Time, base time.Time, clock, near int64, apply func(time.Time) error) error {
 	var want int64
 	if !t.IsZero() {
-		want = max(t.UnixNano(), 1)
+		if want = int64(t.Sub(base)); want == 0 {
+			want = -1
+		}
 	}
 	d.want.Store(want)
-	if want != 0 && want <= clock {
-		return d.force(clock, apply)
-	}
-	if d.past.Load() {
-		d.lift(clock, apply)
+	if want != 0 && want <= clock+near || d.onSocket.Load() {
+		return d.sync(base, clock, near, apply)
 	}
 	return nil
 }
 
-// force sets the deadline asked for on the socket if it has passed by now.
-func (d *deadline) force(now int64, apply func(time.Time) error) error {
+// sync makes the socket's deadline the one asked for if it is due within
+// near of now, else none.
+func (d *deadline) sync(base time.Time, now, near int64, apply func(time.Time) error) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	want := d.want.Load()
-	if want == 0 || want > now {
-		return nil // moved meanwhile
+	if want != 0 && want <= now+near {
+		d.onSocket.Store(true)
+		return apply(base.Add(time.Duration(want)))
 	}
-	d.past.Store(true)
-	return apply(time.Unix(0, want))
+	if !d.onSocket.Load() {
+		return nil
+	}
+	d.onSocket.Store(false)
+	return apply(time.Time{})
 }
 
-// lift clears the socket's deadline unless the one asked for has passed
-// (by clock, the last tick, or else by now), and reports whether it did.
-func (d *deadline) lift(clock int64, apply func(time.Time) error) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if want := d.want.Load(); want != 0 && (want <= clock || want <= time.Now().UnixNano()) {
+// due reports whether the deadline asked for is due by horizon and not
+// on the socket yet.
+func (d *deadline) due(horizon int64) bool {
+	want := d.want.Load()
+	return want != 0 && want <= horizon && !d.onSocket.Load()
+}
+
+// maxRetries bounds the reads or writes tried again after a timeout that
+// was not one (a connection that turned every timeout into a lasting
+// error would otherwise be tried for ever).
+const maxRetries = 8
+
+// spurious reports whether err is a timeout though the deadline asked for
+// has not passed, after setting the socket's right: the read or write is
+// then tried again.
+func (d *deadline) spurious(err error, base time.Time, near int64, apply func(time.Time) error) bool {
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		return false
 	}
-	d.past.Store(false)
-	apply(time.Time{})
-	return true
-}
-
-// expired reports whether the deadline asked for has passed by now while
-// the socket's has not been set to it.
-func (d *deadline) expired(now int64) bool {
-	want := d.want.Load()
-	return want != 0 && want <= now && !d.past.Load()
-}
-
-// spurious reports whether err is a timeout of a deadline the socket held
-// though the one asked for was moved (a sweep racing a later deadline),
-// after clearing the socket's: the read or write is then tried again.
-// clock is the listener's last tick.
-func (d *deadline) spurious(err error, clock int64, apply func(time.Time) error) bool {
-	if want := d.want.Load(); want != 0 && want <= clock {
+	now := int64(time.Since(base))
+	if want := d.want.Load(); want != 0 && want <= now {
 		return false // passed: the usual case, net/http's abort of a read
 	}
-	return errors.Is(err, os.ErrDeadlineExceeded) && d.lift(clock, apply)
+	d.sync(base, now, near, apply)
+	return true
 }
 
 // SetReadDeadline keeps t as the read deadline (see Deadlines).
 func (c *conn) SetReadDeadline(t time.Time) error {
-	return c.rd.set(t, c.l.clock.Load(), c.Conn.SetReadDeadline)
+	return c.rd.set(t, c.l.base, c.l.clock.Load(), c.l.near, c.Conn.SetReadDeadline)
 }
 
 // SetWriteDeadline keeps t as the write deadline (see Deadlines).
 func (c *conn) SetWriteDeadline(t time.Time) error {
-	return c.wd.set(t, c.l.clock.Load(), c.Conn.SetWriteDeadline)
+	return c.wd.set(t, c.l.base, c.l.clock.Load(), c.l.near, c.Conn.SetWriteDeadline)
 }
 
 // SetDeadline keeps t as both deadlines.
@@ -107,9 +115,9 @@ func (c *conn) SetDeadline(t time.Time) error {
 
 // Read reads from the connection until the read deadline asked for.
 func (c *conn) Read(p []byte) (int, error) {
-	for {
+	for try := 0; ; try++ {
 		n, err := c.Conn.Read(p)
-		if err == nil || n > 0 || !c.rd.spurious(err, c.l.clock.Load(), c.Conn.SetReadDeadline) {
+		if err == nil || n > 0 || try == maxRetries || !c.rd.spurious(err, c.l.base, c.l.near, c.Conn.SetReadDeadline) {
 			return n, err
 		}
 	}
@@ -118,29 +126,35 @@ func (c *conn) Read(p []byte) (int, error) {
 // Write writes to the connection until the write deadline asked for.
 func (c *conn) Write(p []byte) (int, error) {
 	written := 0
-	for {
+	for try := 0; ; try++ {
 		n, err := c.Conn.Write(p[written:])
 		written += n
-		if err == nil || !c.wd.spurious(err, c.l.clock.Load(), c.Conn.SetWriteDeadline) {
+		if err == nil || written == len(p) || try == maxRetries ||
+			!c.wd.spurious(err, c.l.base, c.l.near, c.Conn.SetWriteDeadline) {
 			return written, err
 		}
 	}
 }
 
-// sweepDeadlines sets on the socket every deadline that has passed by now.
+// sweepDeadlines puts on the sockets the deadlines due within near of now.
 func (l *Listener) sweepDeadlines(now time.Time) {
-	ns := now.UnixNano()
+	ns := int64(now.Sub(l.base))
 	l.clock.Store(ns)
+	horizon := ns + l.near
 	l.mu.Lock()
 	var due []*conn
 	for c := range l.conns {
-		if c.rd.expired(ns) || c.wd.expired(ns) {
+		if c.rd.due(horizon) || c.wd.due(horizon) {
 			due = append(due, c)
 		}
 	}
 	l.mu.Unlock()
 	for _, c := range due {
-		c.rd.force(ns, c.Conn.SetReadDeadline)
-		c.wd.force(ns, c.Conn.SetWriteDeadline)
+		if c.rd.due(horizon) {
+			c.rd.sync(l.base, ns, l.near, c.Conn.SetReadDeadline)
+		}
+		if c.wd.due(horizon) {
+			c.wd.sync(l.base, ns, l.near, c.Conn.SetWriteDeadline)
+		}
 	}
 }

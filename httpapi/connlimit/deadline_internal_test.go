@@ -11,14 +11,15 @@ import (
 // is later (a sweep that forced the socket's deadline just after a later
 // one was set) clears the socket's and reads on.
 func TestReadAfterRacingSweep(t *testing.T) {
-	l := &Listener{opt: Options{Max: 10}, byAddr: map[netip.Addr]int{}, conns: map[*conn]struct{}{}}
+	l := &Listener{opt: Options{Max: 10}, byAddr: map[netip.Addr]int{}, conns: map[*conn]struct{}{},
+		base: time.Now(), near: int64(200 * time.Millisecond)}
 	a, b := net.Pipe()
 	t.Cleanup(func() { a.Close(); b.Close() })
 	c, _, _ := l.admit(a, netip.AddrFrom4([4]byte{10, 0, 0, 1}))
 	// The state the race leaves: a later deadline asked for, the socket's
-	// forced into the past.
-	c.rd.want.Store(time.Now().Add(time.Minute).UnixNano())
-	c.rd.past.Store(true)
+	// set to one that has passed.
+	c.rd.want.Store(int64(time.Since(l.base) + time.Minute))
+	c.rd.onSocket.Store(true)
 	a.SetReadDeadline(time.Unix(1, 0))
 	go b.Write([]byte("x"))
 	done := make(chan error, 1)
@@ -34,12 +35,12 @@ func TestReadAfterRacingSweep(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the read still waits after 5 s")
 	}
-	if c.rd.past.Load() {
-		t.Error("the socket's deadline is still marked past")
+	if c.rd.onSocket.Load() {
+		t.Error("the socket still holds a deadline, a minute away")
 	}
 	// Once the deadline asked for has passed, the timeout is the read's.
-	c.rd.want.Store(time.Now().Add(-time.Second).UnixNano())
-	c.rd.past.Store(true)
+	c.rd.want.Store(int64(time.Since(l.base) - time.Second))
+	c.rd.onSocket.Store(true)
 	a.SetReadDeadline(time.Unix(1, 0))
 	if _, err := c.Read(make([]byte, 1)); err == nil {
 		t.Fatal("a read past its deadline succeeded")

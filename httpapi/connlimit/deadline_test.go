@@ -22,6 +22,13 @@ const tick = 20 * time.Millisecond
 // every, and its client end.
 func pipeConn(t *testing.T, every time.Duration) (server, client net.Conn) {
 	t.Helper()
+	_, server, client = pipeConnOf(t, every)
+	return server, client
+}
+
+// pipeConnOf is pipeConn and its Listener.
+func pipeConnOf(t *testing.T, every time.Duration) (_ *connlimit.Listener, server, client net.Conn) {
+	t.Helper()
 	p := &pipeListener{make(chan net.Conn, 1)}
 	l := connlimit.Wrap(p, connlimit.Options{Max: 10, Busy: httpapi.Busy, DeadlineTick: every})
 	t.Cleanup(func() { l.Close() })
@@ -32,12 +39,49 @@ func pipeConn(t *testing.T, every time.Duration) (server, client net.Conn) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, b
+	return l, c, b
 }
 
-// readAfter reads one byte from c and returns the error and how long it
-// took; it fails t if that takes more than 5 seconds.
-func readAfter(t *testing.T, c net.Conn) (error, time.Duration) {
+// A deadline due sooner than two ticks goes on the socket at once: the
+// live stream's 2 ms write deadline is not stretched to the sweep's tick.
+func TestShortDeadlineAtOnce(t *testing.T) {
+	c, peer := pipeConn(t, time.Hour) // no sweep in the test's time
+	c.SetReadDeadline(time.Now().Add(30 * time.Millisecond))
+	if took, err := readAfter(t, c); !errors.Is(err, os.ErrDeadlineExceeded) || took < 30*time.Millisecond {
+		t.Fatalf("read: %v after %v, want the deadline exceeded at 30 ms", err, took)
+	}
+	go func() { peer.Read(make([]byte, 1)) }()
+	c.SetWriteDeadline(time.Now().Add(30 * time.Millisecond))
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Write([]byte("abc"))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("write: %v, want the deadline exceeded", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a write with a 30 ms deadline still waits after 5 s")
+	}
+}
+
+// Deadlines still fire after the listener is closed (a server shutting
+// down), while its connections are open.
+func TestDeadlinesAfterClose(t *testing.T) {
+	l, c, _ := pipeConnOf(t, tick)
+	l.Close()
+	time.Sleep(3 * tick)
+	c.SetReadDeadline(time.Now().Add(time.Second)) // beyond two ticks: the sweep's
+	if took, err := readAfter(t, c); !errors.Is(err, os.ErrDeadlineExceeded) || took < time.Second {
+		t.Fatalf("read after Close: %v after %v, want the deadline exceeded at 1 s", err, took)
+	}
+}
+
+// readAfter reads one byte from c and returns how long it took and the
+// error; it fails t if that takes more than 5 seconds.
+func readAfter(t *testing.T, c net.Conn) (time.Duration, error) {
 	t.Helper()
 	start := time.Now()
 	done := make(chan error, 1)
@@ -47,10 +91,10 @@ func readAfter(t *testing.T, c net.Conn) (error, time.Duration) {
 	}()
 	select {
 	case err := <-done:
-		return err, time.Since(start)
+		return time.Since(start), err
 	case <-time.After(5 * time.Second):
 		t.Fatal("a read still waits after 5 s")
-		return nil, 0
+		return 0, nil
 	}
 }
 
@@ -59,7 +103,7 @@ func readAfter(t *testing.T, c net.Conn) (error, time.Duration) {
 func TestReadDeadlineFires(t *testing.T) {
 	c, _ := pipeConn(t, tick)
 	c.SetReadDeadline(time.Now().Add(150 * time.Millisecond))
-	err, took := readAfter(t, c)
+	took, err := readAfter(t, c)
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("read: %v, want the deadline exceeded", err)
 	}
@@ -67,7 +111,7 @@ func TestReadDeadlineFires(t *testing.T) {
 		t.Fatalf("the deadline fired after %v, want 150 ms and at most a few ticks more", took)
 	}
 	// Passed, it stays passed: the next read fails at once.
-	if err, _ := readAfter(t, c); !errors.Is(err, os.ErrDeadlineExceeded) {
+	if _, err := readAfter(t, c); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("read after the deadline: %v", err)
 	}
 }
@@ -82,7 +126,7 @@ func TestReadDeadlineMovedLater(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		peer.Write([]byte("x"))
 	}()
-	if err, took := readAfter(t, c); err != nil || took < 250*time.Millisecond {
+	if took, err := readAfter(t, c); err != nil || took < 250*time.Millisecond {
 		t.Fatalf("read: %v after %v, want the byte sent at 300 ms", err, took)
 	}
 	// Cleared, none fires.
@@ -92,7 +136,7 @@ func TestReadDeadlineMovedLater(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		peer.Write([]byte("y"))
 	}()
-	if err, took := readAfter(t, c); err != nil || took < 250*time.Millisecond {
+	if took, err := readAfter(t, c); err != nil || took < 250*time.Millisecond {
 		t.Fatalf("read with no deadline: %v after %v", err, took)
 	}
 }
@@ -106,7 +150,7 @@ func TestPastDeadlineAbortsAtOnce(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 		c.SetReadDeadline(time.Unix(1, 0))
 	}()
-	if err, _ := readAfter(t, c); !errors.Is(err, os.ErrDeadlineExceeded) {
+	if _, err := readAfter(t, c); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("aborted read: %v", err)
 	}
 	c.SetReadDeadline(time.Time{})
@@ -114,7 +158,7 @@ func TestPastDeadlineAbortsAtOnce(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 		peer.Write([]byte("z"))
 	}()
-	if err, took := readAfter(t, c); err != nil || took < 50*time.Millisecond {
+	if took, err := readAfter(t, c); err != nil || took < 50*time.Millisecond {
 		t.Fatalf("read after clearing: %v after %v", err, took)
 	}
 }
@@ -156,7 +200,7 @@ func TestSweepRacingLaterDeadline(t *testing.T) {
 		time.Sleep(tick * 3 / 2)
 		c.SetReadDeadline(time.Now().Add(10 * time.Second))
 		go peer.Write([]byte("x"))
-		if err, _ := readAfter(t, c); err != nil {
+		if _, err := readAfter(t, c); err != nil {
 			t.Fatalf("read under a later deadline: %v", err)
 		}
 	}
