@@ -61,6 +61,9 @@ type Listener struct {
 	base  time.Time
 	clock atomic.Int64
 	near  int64
+	// swept is set (under mu) when the sweep has ended, after Close with
+	// no connection left: a connection accepted after that is refused.
+	swept bool
 
 	refusedTotal, refusedAddr, evicted, pressuredN atomic.Int64
 	stop                                           chan struct{}
@@ -131,6 +134,9 @@ func (l *Listener) admit(nc net.Conn, addr netip.Addr) (*conn, *conn, bool) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.swept {
+		return nil, nil, false // closed: nothing would keep its deadlines
+	}
 	if l.opt.PerAddr > 0 && !exempt && l.byAddr[group] >= l.opt.PerAddr {
 		l.refusedAddr.Add(1)
 		return nil, nil, false
@@ -230,12 +236,12 @@ func (l *Listener) relieve() {
 		select {
 		case <-stop:
 			stop, pressure = nil, nil // nil channels: no more pressure relief
-			if l.openConns() == 0 {
+			if l.endSweep() {
 				return
 			}
 		case now := <-dt.C:
 			l.sweepDeadlines(now)
-			if stop == nil && l.openConns() == 0 {
+			if stop == nil && l.endSweep() {
 				return
 			}
 		case now := <-pressure:
@@ -265,11 +271,13 @@ func (l *Listener) pressured(now time.Time) []*conn {
 	return out
 }
 
-// openConns is the number of connections counted.
-func (l *Listener) openConns() int {
+// endSweep reports whether the sweep may end, the listener being closed:
+// no connection left; it is then marked ended, under the lock admit takes.
+func (l *Listener) endSweep() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.conns)
+	l.swept = len(l.conns) == 0
+	return l.swept
 }
 
 // Close stops accepting and stops the pressure sweep; the deadlines' sweep

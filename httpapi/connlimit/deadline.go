@@ -38,9 +38,11 @@ type deadline struct {
 	mu       sync.Mutex
 }
 
-// set asks for deadline t (zero: none). clock is the listener's last
-// tick, near the span within which a deadline goes on the socket.
-func (d *deadline) set(t time.Time, base time.Time, clock, near int64, apply func(time.Time) error) error {
+// set asks for deadline t (zero: none); near is the span within which a
+// deadline goes on the socket. It reads the monotonic clock (not the last
+// sweep's time, which a late sweep would leave behind, so that a short
+// deadline waited for the sweep).
+func (d *deadline) set(t time.Time, base time.Time, near int64, apply func(time.Time) error) error {
 	var want int64
 	if !t.IsZero() {
 		if want = int64(t.Sub(base)); want == 0 {
@@ -48,8 +50,12 @@ func (d *deadline) set(t time.Time, base time.Time, clock, near int64, apply fun
 		}
 	}
 	d.want.Store(want)
-	if want != 0 && want <= clock+near || d.onSocket.Load() {
-		return d.sync(base, clock, near, apply)
+	if want == 0 && !d.onSocket.Load() {
+		return nil
+	}
+	now := int64(time.Since(base))
+	if want != 0 && want <= now+near || d.onSocket.Load() {
+		return d.sync(base, now, near, apply)
 	}
 	return nil
 }
@@ -100,12 +106,12 @@ func (d *deadline) spurious(err error, base time.Time, near int64, apply func(ti
 
 // SetReadDeadline keeps t as the read deadline (see Deadlines).
 func (c *conn) SetReadDeadline(t time.Time) error {
-	return c.rd.set(t, c.l.base, c.l.clock.Load(), c.l.near, c.Conn.SetReadDeadline)
+	return c.rd.set(t, c.l.base, c.l.near, c.Conn.SetReadDeadline)
 }
 
 // SetWriteDeadline keeps t as the write deadline (see Deadlines).
 func (c *conn) SetWriteDeadline(t time.Time) error {
-	return c.wd.set(t, c.l.base, c.l.clock.Load(), c.l.near, c.Conn.SetWriteDeadline)
+	return c.wd.set(t, c.l.base, c.l.near, c.Conn.SetWriteDeadline)
 }
 
 // SetDeadline keeps t as both deadlines.

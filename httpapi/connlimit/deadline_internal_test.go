@@ -46,3 +46,27 @@ func TestReadAfterRacingSweep(t *testing.T) {
 		t.Fatal("a read past its deadline succeeded")
 	}
 }
+
+// nopListener accepts nothing.
+type nopListener struct{ net.Listener }
+
+func (nopListener) Close() error { return nil }
+
+// A connection the inner listener hands over after Close, once the sweep
+// has ended, is refused: nothing would put its deadlines on the socket.
+func TestAdmitAfterSweepEnded(t *testing.T) {
+	l := Wrap(nopListener{}, Options{Max: 10, Busy: func() []byte { return nil }, DeadlineTick: 5 * time.Millisecond})
+	l.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for !func() bool { l.mu.Lock(); defer l.mu.Unlock(); return l.swept }() {
+		if time.Now().After(deadline) {
+			t.Fatal("the sweep did not end after Close with no connection")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	a, b := net.Pipe()
+	t.Cleanup(func() { a.Close(); b.Close() })
+	if _, _, ok := l.admit(a, netip.AddrFrom4([4]byte{10, 0, 0, 2})); ok {
+		t.Fatal("a connection admitted after the sweep ended")
+	}
+}
