@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"hash/maphash"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -19,8 +18,9 @@ import (
 // and asking the response or search cache (which hashes that key again
 // and records the access for its admission policy) took a tenth of a
 // request's instructions. A miss goes the usual way and keeps what it
-// answered. Entries of an older snapshot are superseded as the new one's
-// come; the table is bounded by its entries and bytes as the details'.
+// answered. Entries of an older snapshot are dropped when a new one is
+// swapped in (dropBefore); the table is bounded by its entries and bytes
+// as the details'.
 type answers struct {
 	t    *details
 	seed maphash.Seed
@@ -60,19 +60,7 @@ func (as *answers) place(s *memstore.Snapshot, route int, raw string) (int, stam
 // once gen is served they can never answer again, and left in their sets
 // they would hold the table's bytes until a new entry came to each set.
 func (as *answers) dropBefore(gen uint64) {
-	t := as.t
-	for i := range t.inserts {
-		mu := &t.inserts[i]
-		mu.Lock()
-		for j := range t.ways[i*setWays:][:setWays] {
-			w := &t.ways[i*setWays+j]
-			if e := w.Load(); e != nil && e.stamp[0] < gen {
-				w.Store(nil)
-				t.held.Add(-e.cost)
-			}
-		}
-		mu.Unlock()
-	}
+	as.t.drop(func(st stamp) bool { return st[0] < gen })
 }
 
 // lookups are the answers the table gave, and all it was asked for but
@@ -103,7 +91,7 @@ func (a *API) serveQuery(route int, h handler) gin.HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		if kept, ok := as.t.keep(slot, st, strings.Clone(raw), r); ok {
+		if kept, ok := as.t.keep(slot, st, raw, r); ok {
 			return kept, nil
 		}
 		return r, nil

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -182,9 +183,10 @@ func (d *details) lookup(slot int, st stamp, key string) *response {
 }
 
 // keep puts r, the response of stamp st and key for slot, in the table
-// and returns the table's response of them (r, or one a request for the
-// same answer put there meanwhile). It reports false, keeping nothing,
-// when r's body is longer than maxBody or the table's bytes are spent.
+// (with a copy of key, which may be part of a larger string) and returns
+// the table's response of them (r, or one a request for the same answer
+// put there meanwhile). It reports false, keeping nothing, when r's body
+// is longer than maxBody or the table's bytes are spent.
 func (d *details) keep(slot int, st stamp, key string, r *response) (*response, bool) {
 	if len(r.body) > d.maxBody {
 		return nil, false
@@ -211,7 +213,7 @@ func (d *details) keep(slot int, st stamp, key string, r *response) (*response, 
 	// (the other sets hold the bytes), it is not kept. So entries made
 	// from data no longer served leave as new ones come, whatever their
 	// sizes.
-	e := &detailEntry{stamp: st, slot: slot, key: key, cost: entryCost(len(r.body)) + int64(len(key)), r: r}
+	e := &detailEntry{stamp: st, slot: slot, key: strings.Clone(key), cost: entryCost(len(r.body)) + int64(len(key)), r: r}
 	var next [setWays]*detailEntry
 	next[0] = e
 	n := 1
@@ -247,6 +249,22 @@ func (d *details) keep(slot int, st stamp, key string, r *response) (*response, 
 		set[i].Store(next[i])
 	}
 	return r, true
+}
+
+// drop takes out the entries whose stamp dead reports, under their sets'
+// locks as keep takes them, giving back their bytes.
+func (d *details) drop(dead func(stamp) bool) {
+	for i := range d.inserts {
+		d.inserts[i].Lock()
+		set := d.ways[i*setWays:][:setWays]
+		for j := range set {
+			if e := set[j].Load(); e != nil && dead(e.stamp) {
+				set[j].Store(nil)
+				d.held.Add(-e.cost)
+			}
+		}
+		d.inserts[i].Unlock()
+	}
 }
 
 // detailKey is the response cache's key of f's detail.
