@@ -22,18 +22,8 @@ func TestReadAfterRacingSweep(t *testing.T) {
 	c.rd.onSocket.Store(true)
 	a.SetReadDeadline(time.Unix(1, 0))
 	go b.Write([]byte("x"))
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Read(make([]byte, 1))
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("read: %v, want the byte", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the read still waits after 5 s")
+	if _, _, err := within(t, "read", func() (int, error) { return c.Read(make([]byte, 1)) }); err != nil {
+		t.Fatalf("read: %v, want the byte", err)
 	}
 	if c.rd.onSocket.Load() {
 		t.Error("the socket still holds a deadline, a minute away")
@@ -68,5 +58,28 @@ func TestAdmitAfterSweepEnded(t *testing.T) {
 	t.Cleanup(func() { a.Close(); b.Close() })
 	if _, _, ok := l.admit(a, netip.AddrFrom4([4]byte{10, 0, 0, 2})); ok {
 		t.Fatal("a connection admitted after the sweep ended")
+	}
+}
+
+// within runs op (a read or a write, what), returning what it returned
+// and how long it took; it fails t if op still waits after 5 seconds.
+func within(t testing.TB, what string, op func() (int, error)) (int, time.Duration, error) {
+	t.Helper()
+	type result struct {
+		n   int
+		err error
+	}
+	start := time.Now()
+	done := make(chan result, 1)
+	go func() {
+		n, err := op()
+		done <- result{n, err}
+	}()
+	select {
+	case r := <-done:
+		return r.n, time.Since(start), r.err
+	case <-time.After(5 * time.Second):
+		t.Fatalf("a %s still waits after 5 s", what)
+		return 0, 0, nil
 	}
 }

@@ -30,3 +30,6 @@ func (l *Listener) Groups() []netip.Addr {
 	defer l.mu.Unlock()
 	return slices.Collect(maps.Keys(l.byAddr))
 }
+
+// Within is within, for tests.
+var Within = within
