@@ -51,10 +51,9 @@ type Listener struct {
 	opt Options
 
 	mu     sync.Mutex
-	open   int
 	byAddr map[netip.Addr]int // by address group (see Options.PerAddr)
 	idle   idleList           // longest idle first
-	conns  map[*conn]struct{} // every connection counted, for the deadlines' sweep
+	conns  map[*conn]struct{} // every connection counted (their number is the open count)
 	// base is the listener's start, on the monotonic clock; clock the
 	// time of the last sweep after it, in nanoseconds; near twice the
 	// sweep's tick (see Deadlines).
@@ -142,7 +141,7 @@ func (l *Listener) admit(nc net.Conn, addr netip.Addr) (*conn, *conn, bool) {
 		return nil, nil, false
 	}
 	var victim *conn
-	if l.open >= l.opt.Max {
+	if len(l.conns) >= l.opt.Max {
 		victim = l.idle.front()
 		if victim == nil {
 			l.refusedTotal.Add(1)
@@ -154,7 +153,6 @@ func (l *Listener) admit(nc net.Conn, addr netip.Addr) (*conn, *conn, bool) {
 	c := &conn{Conn: nc, l: l, group: group, idleSince: time.Now()}
 	l.idle.pushBack(c)
 	l.conns[c] = struct{}{}
-	l.open++
 	l.byAddr[group]++
 	return c, victim, true
 }
@@ -167,7 +165,6 @@ func (l *Listener) release(c *conn) {
 	c.released = true
 	l.idle.remove(c)
 	delete(l.conns, c)
-	l.open--
 	if n := l.byAddr[c.group] - 1; n > 0 {
 		l.byAddr[c.group] = n
 	} else {
@@ -256,7 +253,7 @@ func (l *Listener) pressured(now time.Time) []*conn {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []*conn
-	for l.open*4 > l.opt.Max*3 {
+	for len(l.conns)*4 > l.opt.Max*3 {
 		c := l.idle.front()
 		if c == nil {
 			break
@@ -304,7 +301,7 @@ type Stats struct {
 // Stats reports the counts now.
 func (l *Listener) Stats() Stats {
 	l.mu.Lock()
-	open, idle := l.open, l.idle.n
+	open, idle := len(l.conns), l.idle.n
 	l.mu.Unlock()
 	return Stats{Open: open, Idle: idle, RefusedTotal: l.refusedTotal.Load(), RefusedAddr: l.refusedAddr.Load(),
 		Evicted: l.evicted.Load(), Pressured: l.pressuredN.Load()}
