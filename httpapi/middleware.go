@@ -83,20 +83,7 @@ func newRequestIDValue() []string {
 }
 
 // appendHex appends n in lower-case hex, without leading zeros.
-func appendHex(b []byte, n uint64) []byte {
-	const digits = "0123456789abcdef"
-	var tmp [16]byte
-	i := len(tmp)
-	for {
-		i--
-		tmp[i] = digits[n&15]
-		n >>= 4
-		if n == 0 {
-			break
-		}
-	}
-	return append(b, tmp[i:]...)
-}
+func appendHex(b []byte, n uint64) []byte { return strconv.AppendUint(b, n, 16) }
 
 func saneRequestID(id string) bool {
 	if id == "" || len(id) > 128 {
