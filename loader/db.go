@@ -157,11 +157,34 @@ func Open(ctx context.Context, raw string, opts ...Option) (*DB, error) {
 	db.q = queriesFor(dialect)
 	pctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	if err := db.PingContext(pctx); err != nil {
+	if err := db.ping(pctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s database %s: %w", dialect, Redact(raw), db.Explain(err))
 	}
 	return db, nil
+}
+
+// openRetry is the pause between two pings of a SQLite file that another
+// connection is switching to WAL.
+const openRetry = 10 * time.Millisecond
+
+// ping connects. A SQLite connection's first statements switch the file
+// to WAL, which SQLite refuses at once with SQLITE_BUSY, without waiting
+// out the busy timeout, while another connection (of this process or
+// another) does the same to a new file: ping then tries again until ctx
+// ends.
+func (db *DB) ping(ctx context.Context) error {
+	for {
+		err := db.PingContext(ctx)
+		if err == nil || db.Dialect != SQLite || !isBusy(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(openRetry):
+		}
+	}
 }
 
 // Close closes the database.

@@ -201,3 +201,32 @@ func TestMigrateSQLiteWaitsForTheWriteLock(t *testing.T) {
 		t.Errorf("%d of tables a, b after the second run, want 2", tables)
 	}
 }
+
+// Connection pools opening one new SQLite file at once all open it: the
+// first connection of each switches the file to WAL, which SQLite may
+// refuse at once with SQLITE_BUSY while another does the same (the busy
+// timeout does not wait there), and Open then tries again.
+func TestOpenSQLiteFreshConcurrently(t *testing.T) {
+	for round := range 30 {
+		path := filepath.Join(t.TempDir(), "flagpole.db")
+		errs := make(chan error, 8)
+		var wg sync.WaitGroup
+		for range cap(errs) {
+			wg.Go(func() {
+				db, err := Open(t.Context(), "sqlite:"+path)
+				if err == nil {
+					_, err = db.ExecContext(t.Context(), "CREATE TABLE IF NOT EXISTS t (x)")
+					db.Close()
+				}
+				errs <- err
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+	}
+}
