@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"hash/maphash"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -8,31 +9,45 @@ import (
 	"github.com/flagpole/flagpole/memstore"
 )
 
-// details keeps the bodies of /flag/{slug} in a table indexed by the
-// flag's slot in the snapshot, four entries to a set of slots, each entry
-// the version of the flag it was made from (memstore.Flag.Version) and its
-// response. An entry answers only that version: flags are immutable, and
-// a load that changes one makes a new one, so a vote or an edit is seen
-// at once, and a load that leaves the flag as it was keeps its entry. A
-// lookup is one load and one comparison, where the response cache hashes
-// a string key built for the request and records the access for its
-// admission policy: on the route whose body is the shortest, that was the
-// handler's largest cost after finding the flag.
+// details keeps the bodies of /flag/{slug} in a table keyed by the slug
+// the request names, four entries to a set, each entry the generation of
+// the snapshot it was made from and its response. A lookup is a hash of
+// the slug, one set and one comparison: it does not look the flag up, and
+// reads nothing of it, where finding the flag by its slug (the lookup's
+// table, the page of flags, the flag, its slug's bytes) and checking the
+// entry's version against the flag's took four cache misses a request on
+// the route whose body is the shortest.
+//
+// So the table is kept current from outside: its gate (slugGate) drops
+// the entries of every flag a snapshot changes before that snapshot is
+// swapped in. An entry made from generation g then answers every snapshot
+// from g up to the last one swapped in; a flag a load changed (a vote, an
+// edit, a new slug, a removal) misses at once and is made again from the
+// new flag, and a load that leaves a flag as it was keeps its entry.
 //
 // The table is bounded twice: by its entries, fixed when it is made, and
 // by the bytes they hold (an entry counted at entryCost of its body; a
 // body longer than the table's maxBody, or one that would take the table
-// past its bytes, goes to the response cache, which counts its bytes). An
-// entry holds its response and nothing else: not the flag, which a later
-// load may replace, and which may share the memory it was carved from
-// with many others.
+// past its bytes, goes to the response cache, which counts its bytes,
+// keyed by the flag's version). An entry holds its response and nothing
+// else: not the flag, which a later load may replace, and which may share
+// the memory it was carved from with many others.
 //
 // The same table keeps the short answers of /flag/{slug}/trend (newTrends),
-// their stamp naming the trend history, the days and the day as well.
+// their stamp naming the trend history, the days and the day as well; and
+// the answers' table (see answers) is one too, keyed by raw query, its
+// entries those of one generation, without a gate.
 type details struct {
 	ways    []atomic.Pointer[detailEntry] // setWays per set, the newest first
 	sets    uint64
 	maxBody int
+	seed    maphash.Seed
+	// spread is the sets a key's entries spread over (slotFor): one for
+	// a detail, trendSpread for the trends of a slug's days.
+	spread int
+	// gate keeps the entries of a slug-keyed table current (nil in the
+	// answers' table, whose stamps name their snapshot).
+	gate *slugGate
 	// inserts holds a set's lock while it changes (a lookup takes none):
 	// held, the bytes the entries hold, is then exact.
 	inserts []sync.Mutex
@@ -47,35 +62,27 @@ type details struct {
 
 type detailEntry struct {
 	stamp stamp // what the response was made from
-	// key is the request that asked for it, where the stamp does not name
-	// it (the answers' table's raw query); empty in the details' and the
-	// trends' tables.
+	// key is the request that asked for it: the slug, or the answers'
+	// raw query.
 	key  string
 	slot int
 	cost int64 // entryCost of the body
 	r    *response
 }
 
-// stamp is what a table's response was made from: the version of the flag
-// and, for a trend, of the trend history, and the trend's days and day
-// (trendStamp).
+// stamp is what a table's response was made from: in the slug-keyed
+// tables the snapshot's generation and, for a trend, the trend history's
+// version and the trend's days and day (trendDay); in the answers' table
+// the generation and the route.
 type stamp [3]uint64
 
-// trendStamp is the stamp of a trend of days days to day today, made from
-// the flag of version flag and the trend history of version history.
-func trendStamp(flag, history uint64, days int, today int32) stamp {
-	return stamp{flag, history, uint64(uint32(days))<<32 | uint64(uint32(today))}
-}
+// trendDay is a trend stamp's last word: days of history to day today.
+func trendDay(days int, today int32) uint64 { return uint64(uint32(days))<<32 | uint64(uint32(today)) }
 
-// days is a trend stamp's days, 0 for a detail's.
-func (s stamp) days() uint32 { return uint32(s[2] >> 32) }
-
-// supersedes reports whether an entry of stamp e in the same slot was
-// made from older data than s: then it can never answer again.
-func (s stamp) supersedes(e stamp) bool { return s[0] > e[0] || s[1] > e[1] }
-
-// source is the stamp's versions, what the response cache checks.
-func (s stamp) source() source { return source{s[0], s[1]} }
+// supersedes reports whether an entry of the answers' table of stamp e in
+// the same slot was made from an older snapshot than s: then it can never
+// answer again.
+func (s stamp) supersedes(e stamp) bool { return s[0] > e[0] }
 
 // maxDetailBody is the longest body the details' table keeps. A flag's
 // detail is about 1.2 KB with texts of a usual length; with its gzip form
@@ -104,16 +111,37 @@ var detailEntryCost = entryCost(maxDetailBody)
 const setWays = 4
 
 // newDetails makes the details' table of at most maxBytes, at least one
-// set; none (nil) for maxBytes 0.
+// set, with a gate of its own (New puts it behind the API's); none (nil)
+// for maxBytes 0.
 func newDetails(maxBytes int64) *details {
-	return newTable(maxBytes, maxDetailBody, detailEntryCost)
+	return newSlugTable(maxBytes, maxDetailBody, detailEntryCost)
 }
 
 // newTrends makes the trends' table of at most maxBytes: entries for
 // bodies of 1 KB (two weeks of history), the bytes bounding it when they
-// are longer.
+// are longer. A slug's trends of several days spread over trendSpread
+// sets.
 func newTrends(maxBytes int64) *details {
-	return newTable(maxBytes, maxTrendBody, entryCost(1<<10))
+	d := newSlugTable(maxBytes, maxTrendBody, entryCost(1<<10))
+	if d != nil {
+		d.spread = trendSpread
+	}
+	return d
+}
+
+// trendSpread is the sets a slug's trends spread over, by days: a client
+// asking for one flag's trend of eight numbers of days finds them all
+// kept, where one set's four ways would hold four; and a swap that
+// changes the flag drops its trends from that many sets.
+const trendSpread = 4
+
+// newSlugTable is newTable with a gate of its own.
+func newSlugTable(maxBytes int64, maxBody int, perEntry int64) *details {
+	d := newTable(maxBytes, maxBody, perEntry)
+	if d != nil {
+		(&slugGate{}).add(d)
+	}
+	return d
 }
 
 // newTable makes a table of at most maxBytes keeping bodies of maxBody,
@@ -125,54 +153,94 @@ func newTable(maxBytes int64, maxBody int, perEntry int64) *details {
 	sets := max(maxBytes/perEntry/setWays, 1)
 	// A table of less than one set still holds a set's entries at perEntry.
 	return &details{ways: make([]atomic.Pointer[detailEntry], setWays*sets), sets: uint64(sets), maxBody: maxBody,
-		inserts: make([]sync.Mutex, sets), budget: max(maxBytes, setWays*perEntry)}
+		seed: maphash.MakeSeed(), spread: 1, inserts: make([]sync.Mutex, sets), budget: max(maxBytes, setWays*perEntry)}
 }
 
-// set is the set of an entry of slot with stamp st: the slot spread over
-// 32 bits (consecutive slots land apart), a trend's days spread apart too
-// (the trends of one flag for several days fall in several sets, not in
-// the four ways of one), then scaled to the sets by a multiplication, not
-// a division. A detail's stamp has no days: its set is the slot's.
-func (d *details) set(slot int, st stamp) ([]atomic.Pointer[detailEntry], *sync.Mutex) {
-	h := uint64(uint32(slot)*0x9E3779B1 + st.days()*0x85EBCA77)
+// slotOf is key's slot: 31 bits of its hash.
+func (d *details) slotOf(key string) int { return int(maphash.String(d.seed, key) >> 33) }
+
+// slotFor is the slot of key's entries of kind n (a trend's days): one of
+// the spread slots from key's.
+func (d *details) slotFor(key string, n int) int { return d.slotOf(key) + n%d.spread }
+
+// set is the set of slot: the slot spread over 32 bits, then scaled to
+// the sets by a multiplication, not a division.
+func (d *details) set(slot int) ([]atomic.Pointer[detailEntry], *sync.Mutex) {
+	h := uint64(uint32(slot) * 0x9E3779B1)
 	i := h * d.sets >> 32
 	return d.ways[i*setWays:][:setWays], &d.inserts[i]
 }
 
-// get returns the response for f, the flag in slot slot. On a miss it
-// asks the response cache, which keeps the bodies too long for the table,
-// and renders the body when that has none. Without a table it asks the
-// response cache alone.
-func (d *details) get(f *memstore.Flag, slot int, c *cache) *response {
-	return d.answer(slot, stamp{f.Version()}, c, func() string { return detailKey(f) }, func() []byte { return renderDetail(f) })
+// find returns the slug-keyed table's response of key (in slot) that
+// answers a snapshot of generation gen: made from generation gen or one
+// before, still in the table (so its flag has not changed since), with
+// the rest of its stamp rest. Nil when there is none, or when a snapshot
+// of generation gen has not passed the gate yet.
+func (d *details) find(slot int, key string, gen uint64, rest [2]uint64) *response {
+	if gen > d.gate.valid.Load() {
+		return nil
+	}
+	set, _ := d.set(slot)
+	for i := range set {
+		if e := set[i].Load(); e != nil && e.key == key && e.stamp[0] <= gen && e.stamp[1] == rest[0] && e.stamp[2] == rest[1] {
+			d.hits.Add(1)
+			return e.r
+		}
+	}
+	return nil
 }
 
-// answer returns the response of stamp st for slot: the table's entry of
-// that stamp, else the response cache's under key(), else render()'s, kept
-// by the table when short enough, by the response cache when longer.
-func (d *details) answer(slot int, st stamp, c *cache, key func() string, render func() []byte) *response {
+// detail is the answer of /flag/{slug} from s: the table's when it holds
+// it, else rendered from the flag and kept. False when s serves no flag of
+// that slug. d may be nil: the response cache alone keeps the answers.
+func (d *details) detail(s *memstore.Snapshot, slug string, c *cache) (*response, bool) {
+	slot := 0
+	if d != nil {
+		slot = d.slotOf(slug)
+		if r := d.find(slot, slug, s.Gen, [2]uint64{}); r != nil {
+			return r, true
+		}
+	}
+	f, _, ok := s.FlagBySlug(slug)
+	if !ok {
+		return nil, false
+	}
+	return d.fill(slot, slug, stamp{s.Gen}, source{f.Version()}, c, func() string { return detailKey(f) },
+		func() []byte { return renderDetail(f) }), true
+}
+
+// fill answers what find did not: the response cache's response under
+// ckey() made from src (the flag's version and the history's), else
+// render()'s, kept by the table under key with stamp st when it takes it
+// (st's generation the snapshot's it was made from), else by the response
+// cache. An answer the gate does not let into the table (made from an
+// older snapshot than the last swapped in, or while a swap is passing)
+// is kept nowhere: in the response cache it would answer the next
+// request for it in the table's place until its flag changed. Without a
+// table, the response cache alone.
+func (d *details) fill(slot int, key string, st stamp, src source, c *cache, ckey func() string, render func() []byte) *response {
 	if d == nil {
-		r, _ := c.getFrom(key(), st.source(), func() ([]byte, error) { return render(), nil })
+		r, _ := c.getFrom(ckey(), src, func() ([]byte, error) { return render(), nil })
 		return r
 	}
-	if r := d.lookup(slot, st, ""); r != nil {
-		return r
-	}
-	k := key()
-	if r, ok := c.lookFrom(k, st.source()); ok {
+	k := ckey()
+	if r, ok := c.lookFrom(k, src); ok {
 		return r
 	}
 	r := newResponse(render())
-	if kept, ok := d.keep(slot, st, "", r); ok {
+	if !d.gate.admits(st[0]) {
+		return r
+	}
+	if kept, ok := d.keep(slot, st, key, r); ok {
 		return kept
 	}
-	return c.keepResponse(k, st.source(), r)
+	return c.keepResponse(k, src, r)
 }
 
-// lookup returns the table's response of stamp st and key for slot, nil
-// when it holds none.
+// lookup returns the answers' table's response of stamp st and key for
+// slot, nil when it holds none.
 func (d *details) lookup(slot int, st stamp, key string) *response {
-	set, _ := d.set(slot, st)
+	set, _ := d.set(slot)
 	for i := range set {
 		if e := set[i].Load(); e != nil && e.stamp == st && e.key == key {
 			d.hits.Add(1)
@@ -182,29 +250,56 @@ func (d *details) lookup(slot int, st stamp, key string) *response {
 	return nil
 }
 
+// same reports whether an entry of stamp e answers what one of st would:
+// in a slug-keyed table, one made from the same history, days and day, of
+// the same generation or one before (the entry is in the table, so its
+// flag has not changed since); in the answers' table, the same stamp.
+func (d *details) same(e, st stamp) bool {
+	if d.gate == nil {
+		return e == st
+	}
+	return e[1] == st[1] && e[2] == st[2] && e[0] <= st[0]
+}
+
+// outdated reports whether an entry of stamp e, for the same key as one
+// of stamp st, can never answer again once st's is kept: in a slug-keyed
+// table, one made from an older history or for an older day; in the
+// answers' table, one of an older snapshot.
+func (d *details) outdated(e, st stamp) bool {
+	if d.gate == nil {
+		return st.supersedes(e)
+	}
+	return e[1] < st[1] || uint32(e[2]) < uint32(st[2])
+}
+
 // keep puts r, the response of stamp st and key for slot, in the table
 // (with a copy of key, which may be part of a larger string) and returns
 // the table's response of them (r, or one a request for the same answer
 // put there meanwhile). It reports false, keeping nothing, when r's body
-// is longer than maxBody or the table's bytes are spent.
+// is longer than maxBody or the table's bytes are spent, or, in a
+// slug-keyed table, when st's generation is not the last one its gate let
+// through, or another is passing it.
 func (d *details) keep(slot int, st stamp, key string, r *response) (*response, bool) {
 	if len(r.body) > d.maxBody {
 		return nil, false
 	}
-	set, mu := d.set(slot, st)
+	set, mu := d.set(slot)
 	mu.Lock()
 	defer mu.Unlock()
+	if d.gate != nil && !d.gate.admits(st[0]) {
+		return nil, false
+	}
 	from := len(set) - 1 // the way the new entry frees: the oldest
 	for i := range set {
 		e := set[i].Load()
 		if e == nil {
 			continue
 		}
-		if e.stamp == st && e.key == key {
+		if e.key == key && d.same(e.stamp, st) {
 			return e.r, true // a request for the same answer made it meanwhile
 		}
-		if e.slot == slot && st.supersedes(e.stamp) && from == len(set)-1 {
-			from = i // made from older data of the slot: it goes, not a neighbour
+		if e.slot == slot && e.key == key && d.outdated(e.stamp, st) && from == len(set)-1 {
+			from = i // made from older data of the key: it goes, not a neighbour
 		}
 	}
 	// The set as it will be: the new entry first, then the others but the
@@ -256,14 +351,30 @@ func (d *details) keep(slot int, st stamp, key string, r *response) (*response, 
 func (d *details) drop(dead func(stamp) bool) {
 	for i := range d.inserts {
 		d.inserts[i].Lock()
-		set := d.ways[i*setWays:][:setWays]
-		for j := range set {
-			if e := set[j].Load(); e != nil && dead(e.stamp) {
-				set[j].Store(nil)
-				d.held.Add(-e.cost)
-			}
-		}
+		d.dropIn(d.ways[i*setWays:][:setWays], func(e *detailEntry) bool { return dead(e.stamp) })
 		d.inserts[i].Unlock()
+	}
+}
+
+// dropKey takes out key's entries, from each of its spread sets.
+func (d *details) dropKey(key string) {
+	slot := d.slotOf(key)
+	for i := range d.spread {
+		set, mu := d.set(slot + i)
+		mu.Lock()
+		d.dropIn(set, func(e *detailEntry) bool { return e.key == key })
+		mu.Unlock()
+	}
+}
+
+// dropIn takes out the entries of set (whose lock is held) that dead
+// reports, giving back their bytes.
+func (d *details) dropIn(set []atomic.Pointer[detailEntry], dead func(*detailEntry) bool) {
+	for j := range set {
+		if e := set[j].Load(); e != nil && dead(e) {
+			set[j].Store(nil)
+			d.held.Add(-e.cost)
+		}
 	}
 }
 
@@ -279,4 +390,100 @@ func (d *details) lookups() (found, all uint64) {
 	}
 	n := d.hits.Load()
 	return n, n
+}
+
+// slugGate keeps the slug-keyed tables current. Before a snapshot is
+// swapped in (memstore.Store.OnSwap), swap takes out of its tables the
+// entries of every slug that snapshot changes against the one before: the
+// slugs of the flags it does not share with it (memstore.Snapshot.Fresh:
+// new votes, edits, new flags and new slugs) and of those it no longer
+// serves (Changes().Removed: removed flags and old slugs). An entry left
+// in a table after a swap is then still the answer the new snapshot
+// gives.
+//
+// Two generations tell the tables what they may do. valid is the last
+// generation swapped: an entry answers a snapshot of generation g when it
+// was made from g or before, and g <= valid (a request may still hold an
+// older snapshot than valid's; none holds a newer one, as the gate passes
+// a snapshot before it is swapped in). pending is the generation being
+// swapped: set before the drops and equal to valid after them. An entry
+// made from generation g is kept only when pending and valid are both g,
+// checked under its set's lock: a request that made its answer from an
+// older snapshot, or while a swap drops entries, keeps none, and a drop
+// that follows a keep under the same lock takes the entry out, so no
+// entry of a flag's old data outlives the swap that changed it.
+//
+// A swap that is not the next generation after the last one (the first,
+// a store given another lineage of snapshots) or that changes more than
+// maxSlugDrops flags (a full load, a renewed lexicon) empties the tables
+// instead.
+type slugGate struct {
+	pending, valid atomic.Uint64
+	mu             sync.Mutex // one swap at a time
+	gen            uint64     // the last generation swapped, under mu
+	tables         []*details
+}
+
+// maxSlugDrops is the most flags a swap drops one by one; past it, the
+// tables are emptied, in time proportional to their sets.
+const maxSlugDrops = 4096
+
+// add puts t behind g.
+func (g *slugGate) add(t *details) {
+	if t != nil {
+		t.gate = g
+		g.tables = append(g.tables, t)
+	}
+}
+
+// admits reports whether an entry made from generation gen may be kept.
+// The caller holds the lock of the set it goes into.
+func (g *slugGate) admits(gen uint64) bool { return g.pending.Load() == gen && g.valid.Load() == gen }
+
+// swap readies the tables for s, which is about to be swapped in.
+func (g *slugGate) swap(s *memstore.Snapshot) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.pass(s)
+}
+
+// start readies the tables for s, the snapshot a store serves when the
+// gate is put before it, unless a swap passed a newer one meanwhile.
+func (g *slugGate) start(s *memstore.Snapshot) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if s != nil && s.Gen > g.gen {
+		g.pass(s)
+	}
+}
+
+// pass drops what s changes and lets it through. The caller holds mu.
+func (g *slugGate) pass(s *memstore.Snapshot) {
+	g.pending.Store(s.Gen)
+	var slugs []string
+	all := s.Gen != g.gen+1
+	if !all {
+		for f := range s.Fresh() {
+			if len(slugs) == maxSlugDrops {
+				break
+			}
+			slugs = append(slugs, f.Slug())
+		}
+		removed := s.Changes().Removed
+		all = len(slugs)+len(removed) >= maxSlugDrops
+		for _, f := range removed {
+			slugs = append(slugs, f.Slug())
+		}
+	}
+	for _, t := range g.tables {
+		if all {
+			t.drop(func(stamp) bool { return true })
+			continue
+		}
+		for _, slug := range slugs {
+			t.dropKey(slug)
+		}
+	}
+	g.gen = s.Gen
+	g.valid.Store(s.Gen)
 }

@@ -16,9 +16,13 @@ import (
 
 // TestDetailsTable: the details' table answers a flag with the response
 // made from that very flag, keeps four flags a set and drops the oldest
-// for a fifth, misses a flag a load replaced and answers its new votes,
-// leaves a body too long for it to the response cache, spreads slots
-// over its sets, and holds no more entries than its bytes allow.
+// for a fifth; a swap takes out the entries of the flags it changes and
+// only those (a vote, a new slug, a removal), so the new votes are
+// answered and an old slug or a removed flag is not found; a request
+// still on the snapshot before gets that snapshot's answer without
+// displacing the new one; a body too long for the table goes to the
+// response cache; slots spread over the sets, and the table holds no more
+// entries than its bytes allow.
 func TestDetailsTable(t *testing.T) {
 	now := time.Now().UTC()
 	ins := make([]memstore.FlagInput, setWays+2)
@@ -37,24 +41,41 @@ func TestDetailsTable(t *testing.T) {
 	if len(d.ways) != setWays {
 		t.Fatalf("a table of one set's bytes has %d entries", len(d.ways))
 	}
-	flag := func(s *memstore.Snapshot, i int) (*memstore.Flag, int) {
+	d.gate.swap(s)
+	getSlug := func(s *memstore.Snapshot, slug string) *response {
 		t.Helper()
-		f, slot, ok := s.FlagBySlug(ins[i].Slug)
+		f, _, ok := s.FlagBySlug(slug)
 		if !ok {
-			t.Fatalf("flag %d not found", i)
+			t.Fatalf("%s not found", slug)
 		}
-		return f, slot
-	}
-	get := func(s *memstore.Snapshot, i int) *response {
-		t.Helper()
-		f, slot := flag(s, i)
-		r := d.get(f, slot, c)
+		r, ok := d.detail(s, slug, c)
+		if !ok {
+			t.Fatalf("%s: the table says not found", slug)
+		}
 		if want := renderDetail(f); !bytes.Equal(r.body, want) {
-			t.Fatalf("flag %d: body %s, want %s", i, r.body, want)
+			t.Fatalf("%s: body %s, want %s", slug, r.body, want)
 		}
 		return r
 	}
+	get := func(s *memstore.Snapshot, i int) *response { t.Helper(); return getSlug(s, ins[i].Slug) }
 	hits := func() uint64 { n, _ := d.lookups(); return n }
+	swap := func(prev *memstore.Snapshot, changed ...memstore.FlagInput) *memstore.Snapshot {
+		t.Helper()
+		next, err := memstore.Build(prev, memstore.Change{Flags: changed, LoadedAt: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.gate.swap(next)
+		return next
+	}
+	holding := func(want ...int) {
+		t.Helper()
+		for i := range ins {
+			if got := d.holds(ins[i].Slug); got != slices.Contains(want, i) {
+				t.Errorf("flag %d in the table: %v, want the flags %v", i, got, want)
+			}
+		}
+	}
 
 	first := make([]*response, setWays)
 	for i := range first {
@@ -76,60 +97,66 @@ func TestDetailsTable(t *testing.T) {
 		t.Error("a flag over the set's ways left the oldest entry in place")
 	}
 	// Flag 0 came back in place of the oldest, 1; 2 and 3 are as they were.
-	for i := range first {
-		if _, ok := d.find(s, ins[i].Slug); ok != (i != 1) {
-			t.Errorf("after two flags over the set's ways, flag %d in the table: %v", i, ok)
-		}
-	}
+	holding(0, 2, 3, setWays)
 
-	// A load that changes flag 1 makes a new flag: its entry no longer
-	// answers, and the votes answered are the new ones.
-	ins[1].Red += 100
-	next, err := memstore.Build(s, memstore.Change{Flags: []memstore.FlagInput{ins[1]}, LoadedAt: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := get(next, 1); r == first[1] || !bytes.Contains(r.body, []byte(`"red":`+strconv.FormatInt(ins[1].Red, 10)+`,`)) {
-		t.Errorf("after a vote: %s, want a new response with red %d", r.body, ins[1].Red)
-	}
-	// The set holds 1 (new), 0, 4, 3. A vote on 4: its new version takes
-	// the old one's way, not the oldest's, and the set's other flags, the
-	// same in the new snapshot, are still answered from it.
-	ins[setWays].Green += 5
-	next, err = memstore.Build(next, memstore.Change{Flags: []memstore.FlagInput{ins[setWays]}, LoadedAt: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	get(next, setWays)
+	// A load that changes flag 2: its entry goes at the swap, the others
+	// stay and still answer, and the votes answered are the new ones.
+	ins[2].Red += 100
+	next := swap(s, ins[2])
+	holding(0, 3, setWays)
 	before := hits()
-	for _, i := range []int{0, 1, 3} {
+	for _, i := range []int{0, 3, setWays} {
 		get(next, i)
 	}
 	if got := hits() - before; got != 3 {
-		t.Errorf("after a flag's new version: %d of the 3 other flags of its set answered by the table", got)
+		t.Errorf("after a swap that changed another flag: %d of 3 flags answered by the table", got)
 	}
-	// A request still on the snapshot before asks for 4's old version: it
-	// takes the oldest's way, not the newer version's.
-	get(s, setWays)
+	if r := get(next, 2); !bytes.Contains(r.body, []byte(`"red":`+strconv.FormatInt(ins[2].Red, 10)+`,`)) {
+		t.Errorf("after a vote: %s, want red %d", r.body, ins[2].Red)
+	}
+	// A request still on the snapshot before asks for flag 2: it gets the
+	// old votes, and the table keeps the new ones (an answer of the
+	// snapshot before is not kept once the next has passed the gate).
+	if r := get(s, 2); bytes.Contains(r.body, []byte(`"red":`+strconv.FormatInt(ins[2].Red, 10)+`,`)) {
+		t.Error("a request on the snapshot before got the new votes")
+	}
 	before = hits()
-	get(next, setWays)
-	if hits() != before+1 {
-		t.Error("a flag's old version, asked for on the snapshot before, pushed out its new one")
+	if r := get(next, 2); hits() != before+1 || !bytes.Contains(r.body, []byte(`"red":`+strconv.FormatInt(ins[2].Red, 10)+`,`)) {
+		t.Errorf("after a request on the snapshot before: %d hits of 1, %s", hits()-before, r.body)
+	}
+	// An entry made from a newer snapshot does not answer a request on an
+	// older one: flag 2's is next's.
+	if r := d.find(d.slotOf(ins[2].Slug), ins[2].Slug, s.Gen, [2]uint64{}); r != nil {
+		t.Error("an entry of a newer snapshot answered a request on an older one")
+	}
+
+	// A new slug: the old one is not found (not answered from the table),
+	// the new one is.
+	oldSlug := ins[0].Slug
+	ins[0].Slug = "renamed-0"
+	next = swap(next, ins[0])
+	if r, ok := d.detail(next, oldSlug, c); ok {
+		t.Errorf("the old slug after a new one: %s", r.body)
+	}
+	getSlug(next, "renamed-0")
+	// A flag no longer approved is not found.
+	ins[3].Approved = false
+	next = swap(next, ins[3])
+	if r, ok := d.detail(next, ins[3].Slug, c); ok {
+		t.Errorf("a removed flag: %s", r.body)
 	}
 
 	// A body over the table's bound goes to the response cache.
 	before = hits()
-	rl := get(s, longFlag)
+	rl := get(next, longFlag)
 	if len(rl.body) <= maxDetailBody {
 		t.Fatalf("the long flag's body is %d bytes, not over %d", len(rl.body), maxDetailBody)
 	}
-	for i := range d.ways {
-		if e := d.ways[i].Load(); e != nil && e.r == rl {
-			t.Error("the table kept a body over its bound")
-		}
+	if d.holds(ins[longFlag].Slug) {
+		t.Error("the table kept a body over its bound")
 	}
 	c.rc.Wait() // ristretto admits a Set asynchronously
-	if get(s, longFlag) != rl || hits() != before {
+	if get(next, longFlag) != rl || hits() != before {
 		t.Error("the long body was not answered from the response cache")
 	}
 
@@ -138,7 +165,7 @@ func TestDetailsTable(t *testing.T) {
 	big := newDetails(1000 * setWays * detailEntryCost)
 	per := map[*atomic.Pointer[detailEntry]]int{}
 	for slot := range 4000 {
-		ways, _ := big.set(slot, stamp{})
+		ways, _ := big.set(slot)
 		per[&ways[0]]++
 	}
 	for _, n := range per {
@@ -160,21 +187,107 @@ func TestDetailsTable(t *testing.T) {
 		t.Error("a table of no bytes was made")
 	}
 	var none *details // no table: the response cache answers
-	f, slot := flag(s, 2)
-	if r := none.get(f, slot, c); !bytes.Equal(r.body, renderDetail(f)) {
-		t.Errorf("without a table: %s", r.body)
+	f, _, _ := next.FlagBySlug(ins[4].Slug)
+	if r, ok := none.detail(next, ins[4].Slug, c); !ok || !bytes.Equal(r.body, renderDetail(f)) {
+		t.Errorf("without a table: %v %s", ok, r.body)
+	}
+	if _, ok := none.detail(next, oldSlug, c); ok {
+		t.Error("without a table: an old slug found")
 	}
 }
 
-// find reports whether the table holds the response of s's flag slug.
-func (d *details) find(s *memstore.Snapshot, slug string) (*response, bool) {
-	f, _, _ := s.FlagBySlug(slug)
+// holds reports whether the table holds an entry of key.
+func (d *details) holds(key string) bool {
 	for i := range d.ways {
-		if e := d.ways[i].Load(); e != nil && e.stamp == (stamp{f.Version()}) {
-			return e.r, true
+		if e := d.ways[i].Load(); e != nil && e.key == key {
+			return true
 		}
 	}
-	return nil, false
+	return false
+}
+
+// TestSlugGate: what a slug-keyed table keeps and answers around a swap.
+// Nothing is kept from a snapshot older than the last one passed, nor
+// while a swap is dropping entries; a snapshot newer than the last passed
+// is not answered from the table; a swap that skips a generation, or that
+// changes more flags than maxSlugDrops, empties the table, and one that
+// changes a few keeps the others' entries.
+func TestSlugGate(t *testing.T) {
+	now := time.Now().UTC()
+	ins := make([]memstore.FlagInput, maxSlugDrops+10)
+	for i := range ins {
+		ins[i] = testInput(i, now)
+	}
+	s1, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(prev *memstore.Snapshot, changed []memstore.FlagInput) *memstore.Snapshot {
+		t.Helper()
+		next, err := memstore.Build(prev, memstore.Change{Flags: changed, LoadedAt: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return next
+	}
+	vote := func(from, to int) []memstore.FlagInput {
+		out := make([]memstore.FlagInput, 0, to-from)
+		for i := from; i < to; i++ {
+			ins[i].Green++
+			out = append(out, ins[i])
+		}
+		return out
+	}
+	c := testCache(t)
+	d := newDetails(64 * setWays * detailEntryCost)
+	g := d.gate
+	slug := ins[0].Slug
+	g.swap(s1)
+	s2 := build(s1, vote(1, 2))
+	g.swap(s2)
+	d.detail(s1, slug, c)
+	if d.holds(slug) {
+		t.Error("an answer of a snapshot older than the gate's was kept")
+	}
+	g.pending.Store(s2.Gen + 1) // a swap dropping entries
+	d.detail(s2, slug, c)
+	if d.holds(slug) {
+		t.Error("an answer was kept while a swap was dropping entries")
+	}
+	g.pending.Store(s2.Gen)
+	d.detail(s2, slug, c)
+	if !d.holds(slug) {
+		t.Fatal("an answer of the gate's snapshot was not kept")
+	}
+	s3 := build(s2, vote(1, 2))
+	before := d.hits.Load()
+	d.detail(s3, slug, c) // s3 has not passed the gate
+	if d.hits.Load() != before {
+		t.Error("a snapshot the gate has not passed was answered from the table")
+	}
+	g.swap(s3)
+	if d.detail(s3, slug, c); d.hits.Load() != before+1 {
+		t.Error("after a swap that changed another flag, the flag's entry did not answer")
+	}
+	// More changes than maxSlugDrops: the table is emptied.
+	s4 := build(s3, vote(1, maxSlugDrops+5))
+	g.swap(s4)
+	if d.holds(slug) {
+		t.Errorf("a swap of %d changes left an unchanged flag's entry", maxSlugDrops+4)
+	}
+	d.detail(s4, slug, c)
+	// A generation skipped: the table is emptied.
+	s6 := build(build(s4, vote(1, 2)), vote(1, 2))
+	g.swap(s6)
+	if d.holds(slug) {
+		t.Error("a swap that skipped a generation left an entry")
+	}
+	// start does not go back to an older snapshot than the gate passed.
+	d.detail(s6, slug, c)
+	g.start(s4)
+	if g.valid.Load() != s6.Gen || !d.holds(slug) {
+		t.Errorf("start with an older snapshot: valid %d (want %d), entry kept %v", g.valid.Load(), s6.Gen, d.holds(slug))
+	}
 }
 
 // TestDetailsCutOff: a body of maxDetailBody bytes is kept in the table,
@@ -195,20 +308,20 @@ func TestDetailsCutOff(t *testing.T) {
 		if s, err = memstore.Build(nil, memstore.Change{Full: true, Flags: []memstore.FlagInput{in}, LoadedAt: now}); err != nil {
 			t.Fatal(err)
 		}
-		f, slot, _ := s.FlagBySlug(in.Slug)
 		d := newDetails(setWays * detailEntryCost)
-		if r := d.get(f, slot, c); len(r.body) != want {
+		d.gate.swap(s)
+		if r, _ := d.detail(s, in.Slug, c); len(r.body) != want {
 			t.Fatalf("a body of %d bytes, want %d", len(r.body), want)
 		}
-		if _, ok := d.find(s, in.Slug); ok != (want <= maxDetailBody) {
+		if ok := d.holds(in.Slug); ok != (want <= maxDetailBody) {
 			t.Errorf("a body of %d bytes (the bound %d) in the table: %v", want, maxDetailBody, ok)
 		}
 	}
 }
 
 // TestDetailsConcurrent: requests for flags that loads keep replacing, all
-// at once, each get the body of the very flag they asked for (run it with
-// -race).
+// at once, each get the body of the very flag their snapshot serves, also
+// from the table (run it with -race).
 func TestDetailsConcurrent(t *testing.T) {
 	now := time.Now().UTC()
 	c := testCache(t)
@@ -221,8 +334,9 @@ func TestDetailsConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var st memstore.Store
-	st.SetSnapshot(s)
 	d := newDetails(2 * setWays * detailEntryCost) // two sets: every insert competes
+	defer st.OnSwap(d.gate.swap)()
+	st.SetSnapshot(s)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	errs := make(chan string, 4)
@@ -235,8 +349,9 @@ func TestDetailsConcurrent(t *testing.T) {
 				default:
 				}
 				s := st.Snapshot()
-				f, slot, _ := s.FlagBySlug(ins[(n*7+w)%len(ins)].Slug)
-				if r := d.get(f, slot, c); !bytes.Equal(r.body, renderDetail(f)) {
+				slug := ins[(n*7+w)%len(ins)].Slug
+				f, _, _ := s.FlagBySlug(slug)
+				if r, _ := d.detail(s, slug, c); !bytes.Equal(r.body, renderDetail(f)) {
 					select {
 					case errs <- string(r.body):
 					default:
@@ -261,6 +376,9 @@ func TestDetailsConcurrent(t *testing.T) {
 	close(errs)
 	if sum := heldBy(d); sum != d.held.Load() {
 		t.Errorf("the entries hold %d bytes, the table counts %d", sum, d.held.Load())
+	}
+	if d.hits.Load() == 0 {
+		t.Error("no request was answered from the table")
 	}
 	for body := range errs {
 		t.Errorf("a request got another flag's body: %s", body)
@@ -298,24 +416,28 @@ func heldBy(d *details) int64 {
 func TestTableBytes(t *testing.T) {
 	c := testCache(t)
 	body := func(n int, b byte) []byte { return bytes.Repeat([]byte{b}, n) }
-	d := newTrends(1) // one set of four ways
-	c4 := entryCost(4 << 10)
+	d := newTrends(1)          // one set of four ways
+	c4 := entryCost(4<<10) + 1 // a key of one byte
 	d.budget = 3 * c4
 	if len(d.ways) != setWays {
 		t.Fatalf("%d ways, want one set", len(d.ways))
 	}
-	// A flag's version is unique in the process: slot s's are 100s+v.
-	ask := func(slot int, version uint64, n int) *response {
-		return d.answer(slot, stamp{100*uint64(slot) + version}, c, func() string { return fmt.Sprintf("t%d-%d", slot, version) },
-			func() []byte { return body(n, byte('a'+slot)) })
+	d.gate.swap(gen1(t))
+	// Key k's entry of history v; a response cache's key and version of
+	// its own.
+	ask := func(k int, version uint64, n int) *response {
+		key := strconv.Itoa(k)
+		return d.fill(d.slotOf(key), key, stamp{1, version}, source{100*uint64(k) + version}, c,
+			func() string { return fmt.Sprintf("t%d-%d", k, version) }, func() []byte { return body(n, byte('a'+k)) })
 	}
-	kept := func() (slots []int) {
+	kept := func() (keys []int) {
 		for i := range d.ways {
 			if e := d.ways[i].Load(); e != nil {
-				slots = append(slots, e.slot)
+				k, _ := strconv.Atoi(e.key)
+				keys = append(keys, k)
 			}
 		}
-		return slots
+		return keys
 	}
 	check := func(when string, want ...int) {
 		t.Helper()
@@ -333,18 +455,19 @@ func TestTableBytes(t *testing.T) {
 	check("a fourth: the oldest goes", 3, 2, 1)
 	ask(4, 1, 8<<10) // twice as long: two go
 	check("an 8 KB body", 4, 3)
-	ask(3, 2, 100) // a new version of slot 3, short: it takes its old one's way
+	ask(3, 2, 100) // a new history of key 3, short: it takes its old one's way
 	check("a new version", 3, 4)
-	if want := entryCost(8<<10) + entryCost(100); d.held.Load() != want {
+	if want := entryCost(8<<10) + entryCost(100) + 2; d.held.Load() != want {
 		t.Errorf("%d bytes counted, want %d", d.held.Load(), want)
 	}
 	before := d.hits.Load()
-	ask(3, 2, 100)
-	ask(4, 1, 8<<10)
+	for k, v := range map[int]uint64{3: 2, 4: 1} {
+		d.find(d.slotOf(strconv.Itoa(k)), strconv.Itoa(k), 1, [2]uint64{v})
+	}
 	if d.hits.Load() != before+2 {
 		t.Errorf("%d of 2 kept answers from the table", d.hits.Load()-before)
 	}
-	d.budget = entryCost(8<<10) + entryCost(100) + c4 - 1 // a 4 KB body fits only without the 8 KB one
+	d.budget = entryCost(8<<10) + entryCost(100) + 2 + c4 - 1 // a 4 KB body fits only without the 8 KB one
 	ask(5, 1, 4<<10)
 	check("a 4 KB body in a full table", 5, 3)
 	if r := ask(6, 1, maxTrendBody+1); len(r.body) != maxTrendBody+1 {
@@ -369,15 +492,21 @@ func TestTableBytesConcurrent(t *testing.T) {
 	c := testCache(t)
 	d := newTrends(8 * entryCost(1<<10) * setWays) // eight sets
 	d.budget = 6 * entryCost(4<<10)
+	d.gate.swap(gen1(t))
 	var wg sync.WaitGroup
 	for w := range 4 {
 		wg.Go(func() {
 			for n := range 3000 {
-				slot := (n*7 + w*13) % 40
-				size := 100 + (n*w+slot)%(6<<10)
-				v := uint64(slot)*1000 + uint64(n%5)
-				r := d.answer(slot, stamp{v}, c, func() string { return fmt.Sprintf("c%d-%d", slot, v) },
-					func() []byte { return bytes.Repeat([]byte{'x'}, size) })
+				k := (n*7 + w*13) % 40
+				size := 100 + (n*w+k)%(6<<10)
+				v := uint64(n % 5)
+				key := strconv.Itoa(k)
+				slot := d.slotOf(key)
+				r := d.find(slot, key, 1, [2]uint64{v})
+				if r == nil {
+					r = d.fill(slot, key, stamp{1, v}, source{uint64(k)*1000 + v}, c, func() string { return fmt.Sprintf("c%d-%d", k, v) },
+						func() []byte { return bytes.Repeat([]byte{'x'}, size) })
+				}
 				if len(r.body) < 100 {
 					t.Errorf("a body of %d bytes", len(r.body))
 					return
@@ -395,30 +524,95 @@ func TestTableBytesConcurrent(t *testing.T) {
 	}
 }
 
-// TestTrendHistorySupersedes: a trend of a newer history takes the way of
-// the flag's trend of the older one, not the oldest neighbour's.
+// TestTrendHistorySupersedes: a trend of a newer history or day takes
+// the way of the flag's trend of the older one, not the oldest
+// neighbour's; the flag's trends of other days stay.
 func TestTrendHistorySupersedes(t *testing.T) {
 	c := testCache(t)
 	d := newTrends(1) // one set of four ways
-	ask := func(slot int, history uint64) {
-		d.answer(slot, trendStamp(uint64(100+slot), history, 7, 20000), c,
-			func() string { return fmt.Sprintf("h%d-%d", slot, history) }, func() []byte { return []byte("{}") })
+	d.gate.swap(gen1(t))
+	ask := func(slug string, history uint64, days int, today int32) {
+		d.fill(d.slotOf(slug), slug, stamp{1, history, trendDay(days, today)}, source{history}, c,
+			func() string { return fmt.Sprintf("%s-%d-%d-%d", slug, history, days, today) }, func() []byte { return []byte("{}") })
 	}
-	for _, slot := range []int{1, 0, 2, 3} { // slot 1 the oldest, slot 0 in the middle
-		ask(slot, 1)
+	type entry struct {
+		slug string
+		st   stamp
 	}
-	ask(0, 2)
-	var got []stamp
-	for i := range d.ways {
-		if e := d.ways[i].Load(); e != nil {
-			got = append(got, e.stamp)
+	check := func(when string, want ...entry) {
+		t.Helper()
+		var got []entry
+		for i := range d.ways {
+			if e := d.ways[i].Load(); e != nil {
+				got = append(got, entry{e.key, e.stamp})
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", when, got, want)
 		}
 	}
-	want := []stamp{trendStamp(100, 2, 7, 20000), trendStamp(103, 1, 7, 20000), trendStamp(102, 1, 7, 20000), trendStamp(101, 1, 7, 20000)}
-	if !slices.Equal(got, want) {
-		t.Errorf("after a new history: %v, want %v", got, want)
+	for _, slug := range []string{"b", "a", "c", "d"} { // b the oldest, a in the middle
+		ask(slug, 1, 7, 20000)
 	}
-	if st := trendStamp(1, 2, 90, 20000); st.days() != 90 || (stamp{5}).days() != 0 {
-		t.Errorf("days: %d", st.days())
+	ask("a", 2, 7, 20000)
+	check("after a new history", entry{"a", stamp{1, 2, trendDay(7, 20000)}}, entry{"d", stamp{1, 1, trendDay(7, 20000)}},
+		entry{"c", stamp{1, 1, trendDay(7, 20000)}}, entry{"b", stamp{1, 1, trendDay(7, 20000)}})
+	ask("c", 1, 7, 20001)
+	check("after a new day", entry{"c", stamp{1, 1, trendDay(7, 20001)}}, entry{"a", stamp{1, 2, trendDay(7, 20000)}},
+		entry{"d", stamp{1, 1, trendDay(7, 20000)}}, entry{"b", stamp{1, 1, trendDay(7, 20000)}})
+	ask("c", 1, 90, 20001)
+	check("another day count", entry{"c", stamp{1, 1, trendDay(90, 20001)}}, entry{"c", stamp{1, 1, trendDay(7, 20001)}},
+		entry{"a", stamp{1, 2, trendDay(7, 20000)}}, entry{"d", stamp{1, 1, trendDay(7, 20000)}})
+}
+
+// gen1 is a snapshot of generation 1, for a gate to pass.
+func gen1(t *testing.T) *memstore.Snapshot {
+	t.Helper()
+	s, err := memstore.Build(nil, memstore.Change{Full: true})
+	if err != nil || s.Gen != 1 {
+		t.Fatalf("a first build: %v, generation %d", err, s.Gen)
+	}
+	return s
+}
+
+// TestTrendsDroppedAtSwap: a swap that changes a flag takes out its
+// trends of every number of days, from each set they spread over, and
+// leaves another flag's.
+func TestTrendsDroppedAtSwap(t *testing.T) {
+	now := time.Now().UTC()
+	ins := []memstore.FlagInput{testInput(0, now), testInput(1, now)}
+	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := testCache(t)
+	d := newTrends(64 * setWays * entryCost(1<<10))
+	d.gate.swap(s)
+	count := func(slug string) (n int) {
+		for i := range d.ways {
+			if e := d.ways[i].Load(); e != nil && e.key == slug {
+				n++
+			}
+		}
+		return n
+	}
+	for _, in := range ins {
+		for days := 1; days <= 8; days++ {
+			st := stamp{s.Gen, 1, trendDay(days, 20000)}
+			d.fill(d.slotFor(in.Slug, days), in.Slug, st, source{uint64(days)}, c,
+				func() string { return in.Slug + strconv.Itoa(days) }, func() []byte { return []byte("{}") })
+		}
+	}
+	if count(ins[0].Slug) != 8 || count(ins[1].Slug) != 8 {
+		t.Fatalf("kept %d and %d trends of 8", count(ins[0].Slug), count(ins[1].Slug))
+	}
+	ins[0].Red++
+	next, err := memstore.Build(s, memstore.Change{Flags: ins[:1], LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.gate.swap(next)
+	if n, m := count(ins[0].Slug), count(ins[1].Slug); n != 0 || m != 8 {
+		t.Errorf("after a swap that changed flag 0: %d of its trends left (want 0), %d of flag 1's (want 8)", n, m)
 	}
 }

@@ -73,11 +73,10 @@ func (a *API) flags(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 }
 
 func (a *API) flag(c *gin.Context, s *memstore.Snapshot) (*response, error) {
-	f, slot, ok := s.FlagBySlug(c.Param("slug"))
-	if !ok {
-		return nil, errNotFound
+	if r, ok := a.details.detail(s, c.Param("slug"), a.cache); ok {
+		return r, nil
 	}
-	return a.details.get(f, slot, a.cache), nil
+	return nil, errNotFound
 }
 
 func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
@@ -85,7 +84,22 @@ func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, slot, ok := s.FlagBySlug(c.Param("slug"))
+	slug := c.Param("slug")
+	today := memstore.DayOf(a.now())
+	d, slot := a.trends, 0
+	var rest [2]uint64
+	if d != nil {
+		slot = d.slotFor(slug, days)
+	}
+	if s.Trends != nil {
+		rest = [2]uint64{s.Trends.Version(), trendDay(days, today)}
+		if d != nil {
+			if r := d.find(slot, slug, s.Gen, rest); r != nil {
+				return r, nil
+			}
+		}
+	}
+	f, _, ok := s.FlagBySlug(slug)
 	if !ok {
 		return nil, errNotFound
 	}
@@ -93,9 +107,7 @@ func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 		c.Header("Retry-After", "5")
 		return nil, &Problem{Code: CodeUnavailable, Detail: "the trend history is still loading after a start; try again in a few seconds"}
 	}
-	today := memstore.DayOf(a.now())
-	st := trendStamp(f.Version(), s.Trends.Version(), days, today)
-	return a.trends.answer(slot, st, a.cache, func() string {
+	return d.fill(slot, slug, stamp{s.Gen, rest[0], rest[1]}, source{f.Version(), rest[0]}, a.cache, func() string {
 		return "trend\x00" + f.ID() + "\x00" + strconv.Itoa(days) + "\x00" + strconv.Itoa(int(today))
 	}, func() []byte {
 		return renderTrend(f, days, s.Trends.Of(f.ID(), today-int32(days-1), today))

@@ -74,6 +74,9 @@ type API struct {
 	// unswap stops its pruning at each swap (nil without it).
 	answers *answers
 	unswap  func()
+	// unslugs takes the gate of the details' and trends' tables from
+	// before the store's swaps (nil without them).
+	unslugs func()
 	log     *slog.Logger
 	now     func() time.Time
 	engine  *gin.Engine
@@ -131,6 +134,13 @@ func New(opt Options) (*API, error) {
 	if a.answers != nil {
 		a.unswap = opt.Store.OnSwapped(func(s *memstore.Snapshot) { a.answers.dropBefore(s.Gen) })
 	}
+	if a.details != nil || a.trends != nil {
+		g := &slugGate{}
+		g.add(a.details)
+		g.add(a.trends)
+		a.unslugs = opt.Store.OnSwap(g.swap)
+		g.start(opt.Store.Snapshot())
+	}
 	a.hub = newHub(opt)
 	a.engine = a.routes()
 	go a.sweepLoop()
@@ -158,6 +168,9 @@ func (a *API) CacheHitRatio() float64 {
 // Close ends the live streams, stops the limiters' sweep and releases the
 // response cache.
 func (a *API) Close() {
+	if a.unslugs != nil {
+		a.unslugs()
+	}
 	if a.unswap != nil {
 		a.unswap()
 	}
