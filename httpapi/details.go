@@ -20,10 +20,11 @@ import (
 //
 // So the table is kept current from outside: its gate (slugGate) drops
 // the entries of every flag a snapshot changes before that snapshot is
-// swapped in. An entry made from generation g then answers every snapshot
-// from g up to the last one swapped in; a flag a load changed (a vote, an
-// edit, a new slug, a removal) misses at once and is made again from the
-// new flag, and a load that leaves a flag as it was keeps its entry.
+// swapped in. An entry made from a snapshot then answers every snapshot
+// from that one up to the last one swapped in (by Serial); a flag a load
+// changed (a vote, an edit, a new slug, a removal) misses at once and is
+// made again from the new flag, and a load that leaves a flag as it was
+// keeps its entry.
 //
 // The table is bounded twice: by its entries, fixed when it is made, and
 // by the bytes they hold (an entry counted at entryCost of its body; a
@@ -71,7 +72,7 @@ type detailEntry struct {
 }
 
 // stamp is what a table's response was made from: in the slug-keyed
-// tables the snapshot's generation and, for a trend, the trend history's
+// tables the snapshot's serial and, for a trend, the trend history's
 // version and the trend's days and day (trendDay); in the answers' table
 // the generation and the route.
 type stamp [3]uint64
@@ -172,17 +173,17 @@ func (d *details) set(slot int) ([]atomic.Pointer[detailEntry], *sync.Mutex) {
 }
 
 // find returns the slug-keyed table's response of key (in slot) that
-// answers a snapshot of generation gen: made from generation gen or one
+// answers the snapshot of serial serial: made from that snapshot or one
 // before, still in the table (so its flag has not changed since), with
-// the rest of its stamp rest. Nil when there is none, or when a snapshot
-// of generation gen has not passed the gate yet.
-func (d *details) find(slot int, key string, gen uint64, rest [2]uint64) *response {
-	if gen > d.gate.valid.Load() {
+// the rest of its stamp rest. Nil when there is none, or when that
+// snapshot has not passed the gate yet.
+func (d *details) find(slot int, key string, serial uint64, rest [2]uint64) *response {
+	if serial > d.gate.valid.Load() {
 		return nil
 	}
 	set, _ := d.set(slot)
 	for i := range set {
-		if e := set[i].Load(); e != nil && e.key == key && e.stamp[0] <= gen && e.stamp[1] == rest[0] && e.stamp[2] == rest[1] {
+		if e := set[i].Load(); e != nil && e.key == key && e.stamp[0] <= serial && e.stamp[1] == rest[0] && e.stamp[2] == rest[1] {
 			d.hits.Add(1)
 			return e.r
 		}
@@ -197,7 +198,7 @@ func (d *details) detail(s *memstore.Snapshot, slug string, c *cache) (*response
 	slot := 0
 	if d != nil {
 		slot = d.slotOf(slug)
-		if r := d.find(slot, slug, s.Gen, [2]uint64{}); r != nil {
+		if r := d.find(slot, slug, s.Serial(), [2]uint64{}); r != nil {
 			return r, true
 		}
 	}
@@ -205,19 +206,18 @@ func (d *details) detail(s *memstore.Snapshot, slug string, c *cache) (*response
 	if !ok {
 		return nil, false
 	}
-	return d.fill(slot, slug, stamp{s.Gen}, source{f.Version()}, c, func() string { return detailKey(f) },
+	return d.fill(slot, slug, stamp{s.Serial()}, source{f.Version()}, c, func() string { return detailKey(f) },
 		func() []byte { return renderDetail(f) }), true
 }
 
 // fill answers what find did not: the response cache's response under
 // ckey() made from src (the flag's version and the history's), else
 // render()'s, kept by the table under key with stamp st when it takes it
-// (st's generation the snapshot's it was made from), else by the response
-// cache. An answer the gate does not let into the table (made from an
-// older snapshot than the last swapped in, or while a swap is passing)
-// is kept nowhere: in the response cache it would answer the next
-// request for it in the table's place until its flag changed. Without a
-// table, the response cache alone.
+// (st's serial the snapshot's it was made from), else by the response
+// cache. An answer the gate does not let into the table (see keep) is
+// kept nowhere: in the response cache it would answer the next request
+// for it in the table's place until its flag changed. Without a table,
+// the response cache alone.
 func (d *details) fill(slot int, key string, st stamp, src source, c *cache, ckey func() string, render func() []byte) *response {
 	if d == nil {
 		r, _ := c.getFrom(ckey(), src, func() ([]byte, error) { return render(), nil })
@@ -228,9 +228,6 @@ func (d *details) fill(slot int, key string, st stamp, src source, c *cache, cke
 		return r
 	}
 	r := newResponse(render())
-	if !d.gate.admits(st[0]) {
-		return r
-	}
 	if kept, ok := d.keep(slot, st, key, r); ok {
 		return kept
 	}
@@ -252,7 +249,7 @@ func (d *details) lookup(slot int, st stamp, key string) *response {
 
 // same reports whether an entry of stamp e answers what one of st would:
 // in a slug-keyed table, one made from the same history, days and day, of
-// the same generation or one before (the entry is in the table, so its
+// the same snapshot or one before (the entry is in the table, so its
 // flag has not changed since); in the answers' table, the same stamp.
 func (d *details) same(e, st stamp) bool {
 	if d.gate == nil {
@@ -276,9 +273,10 @@ func (d *details) outdated(e, st stamp) bool {
 // (with a copy of key, which may be part of a larger string) and returns
 // the table's response of them (r, or one a request for the same answer
 // put there meanwhile). It reports false, keeping nothing, when r's body
-// is longer than maxBody or the table's bytes are spent, or, in a
-// slug-keyed table, when st's generation is not the last one its gate let
-// through, or another is passing it.
+// is longer than maxBody or the table's bytes are spent: the caller may
+// keep r elsewhere. In a slug-keyed table, when st's snapshot is not the
+// last one its gate let through, or another is passing it, it keeps
+// nothing and reports r as taken: no one else is to keep it.
 func (d *details) keep(slot int, st stamp, key string, r *response) (*response, bool) {
 	if len(r.body) > d.maxBody {
 		return nil, false
@@ -287,7 +285,7 @@ func (d *details) keep(slot int, st stamp, key string, r *response) (*response, 
 	mu.Lock()
 	defer mu.Unlock()
 	if d.gate != nil && !d.gate.admits(st[0]) {
-		return nil, false
+		return r, true
 	}
 	from := len(set) - 1 // the way the new entry frees: the oldest
 	for i := range set {
@@ -394,33 +392,34 @@ func (d *details) lookups() (found, all uint64) {
 
 // slugGate keeps the slug-keyed tables current. Before a snapshot is
 // swapped in (memstore.Store.OnSwap), swap takes out of its tables the
-// entries of every slug that snapshot changes against the one before: the
-// slugs of the flags it does not share with it (memstore.Snapshot.Fresh:
-// new votes, edits, new flags and new slugs) and of those it no longer
-// serves (Changes().Removed: removed flags and old slugs). An entry left
-// in a table after a swap is then still the answer the new snapshot
-// gives.
+// entries of every slug that snapshot changes against the one it was
+// built from: the slugs of the flags it does not share with it
+// (memstore.Snapshot.Fresh: new votes, edits, new flags and new slugs)
+// and of those it no longer serves (Changes().Removed: removed flags and
+// old slugs). When that one is the snapshot the gate passed last, an
+// entry left in a table is still the answer the new snapshot gives.
 //
-// Two generations tell the tables what they may do. valid is the last
-// generation swapped: an entry answers a snapshot of generation g when it
-// was made from g or before, and g <= valid (a request may still hold an
-// older snapshot than valid's; none holds a newer one, as the gate passes
-// a snapshot before it is swapped in). pending is the generation being
-// swapped: set before the drops and equal to valid after them. An entry
-// made from generation g is kept only when pending and valid are both g,
-// checked under its set's lock: a request that made its answer from an
-// older snapshot, or while a swap drops entries, keeps none, and a drop
-// that follows a keep under the same lock takes the entry out, so no
-// entry of a flag's old data outlives the swap that changed it.
+// Two serials (memstore.Snapshot.Serial) tell the tables what they may
+// do. valid is the last snapshot's passed: an entry answers a snapshot of
+// serial n when it was made from n or before, and n <= valid (a request
+// may still hold an older snapshot than valid's; none holds a newer one,
+// as the gate passes a snapshot before it is swapped in). pending is the
+// snapshot's being passed: set before the drops, equal to valid after
+// them. An entry made from snapshot n is kept only when pending and valid
+// are both n, checked under its set's lock: a request that made its
+// answer from an older snapshot, or while a swap drops entries, keeps
+// none, and a drop that follows a keep under the same lock takes the
+// entry out, so no entry of a flag's old data outlives the swap that
+// changed it.
 //
-// A swap that is not the next generation after the last one (the first,
-// a store given another lineage of snapshots) or that changes more than
-// maxSlugDrops flags (a full load, a renewed lexicon) empties the tables
+// A snapshot not built from the last one passed (the first; one of
+// another lineage given to the store), or one that changes more than
+// maxSlugDrops flags (a full load, a renewed lexicon), empties the tables
 // instead.
 type slugGate struct {
 	pending, valid atomic.Uint64
 	mu             sync.Mutex // one swap at a time
-	gen            uint64     // the last generation swapped, under mu
+	last           uint64     // the serial of the last snapshot passed, under mu
 	tables         []*details
 }
 
@@ -436,9 +435,9 @@ func (g *slugGate) add(t *details) {
 	}
 }
 
-// admits reports whether an entry made from generation gen may be kept.
-// The caller holds the lock of the set it goes into.
-func (g *slugGate) admits(gen uint64) bool { return g.pending.Load() == gen && g.valid.Load() == gen }
+// admits reports whether an entry made from the snapshot of serial n may
+// be kept. The caller holds the lock of the set it goes into.
+func (g *slugGate) admits(n uint64) bool { return g.pending.Load() == n && g.valid.Load() == n }
 
 // swap readies the tables for s, which is about to be swapped in.
 func (g *slugGate) swap(s *memstore.Snapshot) {
@@ -452,27 +451,29 @@ func (g *slugGate) swap(s *memstore.Snapshot) {
 func (g *slugGate) start(s *memstore.Snapshot) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if s != nil && s.Gen > g.gen {
+	if s != nil && s.Serial() > g.last {
 		g.pass(s)
 	}
 }
 
 // pass drops what s changes and lets it through. The caller holds mu.
 func (g *slugGate) pass(s *memstore.Snapshot) {
-	g.pending.Store(s.Gen)
+	g.pending.Store(s.Serial())
 	var slugs []string
-	all := s.Gen != g.gen+1
+	all := s.Base() != g.last || g.last == 0
 	if !all {
 		for f := range s.Fresh() {
-			if len(slugs) == maxSlugDrops {
+			if all = len(slugs) == maxSlugDrops; all {
 				break
 			}
 			slugs = append(slugs, f.Slug())
 		}
-		removed := s.Changes().Removed
-		all = len(slugs)+len(removed) >= maxSlugDrops
-		for _, f := range removed {
-			slugs = append(slugs, f.Slug())
+	}
+	if removed := s.Changes().Removed; !all {
+		if all = len(slugs)+len(removed) > maxSlugDrops; !all {
+			for _, f := range removed {
+				slugs = append(slugs, f.Slug())
+			}
 		}
 	}
 	for _, t := range g.tables {
@@ -484,6 +485,6 @@ func (g *slugGate) pass(s *memstore.Snapshot) {
 			t.dropKey(slug)
 		}
 	}
-	g.gen = s.Gen
-	g.valid.Store(s.Gen)
+	g.last = s.Serial()
+	g.valid.Store(s.Serial())
 }

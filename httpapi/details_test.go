@@ -126,7 +126,7 @@ func TestDetailsTable(t *testing.T) {
 	}
 	// An entry made from a newer snapshot does not answer a request on an
 	// older one: flag 2's is next's.
-	if r := d.find(d.slotOf(ins[2].Slug), ins[2].Slug, s.Gen, [2]uint64{}); r != nil {
+	if r := d.find(d.slotOf(ins[2].Slug), ins[2].Slug, s.Serial(), [2]uint64{}); r != nil {
 		t.Error("an entry of a newer snapshot answered a request on an older one")
 	}
 
@@ -249,12 +249,12 @@ func TestSlugGate(t *testing.T) {
 	if d.holds(slug) {
 		t.Error("an answer of a snapshot older than the gate's was kept")
 	}
-	g.pending.Store(s2.Gen + 1) // a swap dropping entries
+	g.pending.Store(s2.Serial() + 1) // a swap dropping entries
 	d.detail(s2, slug, c)
 	if d.holds(slug) {
 		t.Error("an answer was kept while a swap was dropping entries")
 	}
-	g.pending.Store(s2.Gen)
+	g.pending.Store(s2.Serial())
 	d.detail(s2, slug, c)
 	if !d.holds(slug) {
 		t.Fatal("an answer of the gate's snapshot was not kept")
@@ -282,11 +282,52 @@ func TestSlugGate(t *testing.T) {
 	if d.holds(slug) {
 		t.Error("a swap that skipped a generation left an entry")
 	}
+	// Another lineage: snapshots built from another first build, with
+	// generations that repeat this one's. A request still on the old
+	// lineage keeps nothing once the new one is passed, and the new
+	// lineage's answer is its own.
+	other := make([]memstore.FlagInput, len(ins))
+	copy(other, ins)
+	other[0].Red += 1000
+	b1, err := memstore.Build(nil, memstore.Change{Full: true, Flags: other, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.swap(b1)
+	if d.holds(slug) {
+		t.Error("a snapshot of another lineage left an entry")
+	}
+	b2 := build(b1, vote(1, 2))
+	g.swap(b2)
+	d.detail(s2, slug, c) // a request still on the old lineage, of b2's generation
+	if d.holds(slug) {
+		t.Error("an answer of the old lineage was kept after the new one passed")
+	}
+	f, _, _ := b2.FlagBySlug(slug)
+	if r, _ := d.detail(b2, slug, c); !bytes.Equal(r.body, renderDetail(f)) {
+		t.Errorf("the new lineage's answer: %s, want %s", r.body, renderDetail(f))
+	}
+	// A snapshot of the next generation built from another one than the
+	// last passed: the table is emptied.
+	if !d.holds(slug) {
+		t.Fatal("the new lineage's answer was not kept")
+	}
+	g.swap(build(s1, vote(1, 2))) // generation 2 after b2's 2: from s1, not b2
+	if d.holds(slug) {
+		t.Error("a snapshot built from another than the last passed left an entry")
+	}
+	d.detail(b2, slug, c)
+	if d.holds(slug) {
+		t.Error("an answer of a snapshot passed before was kept")
+	}
+
 	// start does not go back to an older snapshot than the gate passed.
-	d.detail(s6, slug, c)
-	g.start(s4)
-	if g.valid.Load() != s6.Gen || !d.holds(slug) {
-		t.Errorf("start with an older snapshot: valid %d (want %d), entry kept %v", g.valid.Load(), s6.Gen, d.holds(slug))
+	s7 := build(b2, vote(1, 2))
+	g.swap(s7)
+	d.detail(s7, slug, c)
+	g.start(s6)
+	if g.valid.Load() != s7.Serial() || !d.holds(slug) {
+		t.Errorf("start with an older snapshot: valid %d (want %d), entry kept %v", g.valid.Load(), s7.Serial(), d.holds(slug))
 	}
 }
 
@@ -319,15 +360,22 @@ func TestDetailsCutOff(t *testing.T) {
 	}
 }
 
-// TestDetailsConcurrent: requests for flags that loads keep replacing, all
-// at once, each get the body of the very flag their snapshot serves, also
-// from the table (run it with -race).
+// TestDetailsConcurrent: requests for flags that loads keep changing (new
+// votes, new slugs, removals and approvals again), all at once, on the
+// snapshot they hold, each get what that snapshot serves: the body of its
+// flag of that slug, or not found, also from the table (run it with
+// -race).
 func TestDetailsConcurrent(t *testing.T) {
 	now := time.Now().UTC()
 	c := testCache(t)
 	ins := make([]memstore.FlagInput, 24)
 	for i := range ins {
 		ins[i] = testInput(i, now)
+	}
+	// Every slug a flag may have: its own and a second one.
+	var slugs []string
+	for i := range ins {
+		slugs = append(slugs, ins[i].Slug, ins[i].Slug+"-b")
 	}
 	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
 	if err != nil {
@@ -349,11 +397,19 @@ func TestDetailsConcurrent(t *testing.T) {
 				default:
 				}
 				s := st.Snapshot()
-				slug := ins[(n*7+w)%len(ins)].Slug
-				f, _, _ := s.FlagBySlug(slug)
-				if r, _ := d.detail(s, slug, c); !bytes.Equal(r.body, renderDetail(f)) {
+				slug := slugs[(n*7+w)%len(slugs)]
+				f, _, served := s.FlagBySlug(slug)
+				r, ok := d.detail(s, slug, c)
+				var bad string
+				switch {
+				case ok != served:
+					bad = fmt.Sprintf("%s: found %v, served %v", slug, ok, served)
+				case ok && !bytes.Equal(r.body, renderDetail(f)):
+					bad = fmt.Sprintf("%s: %s, want %s", slug, r.body, renderDetail(f))
+				}
+				if bad != "" {
 					select {
-					case errs <- string(r.body):
+					case errs <- bad:
 					default:
 					}
 					return
@@ -361,10 +417,22 @@ func TestDetailsConcurrent(t *testing.T) {
 			}
 		})
 	}
-	for k := range 200 {
-		x := ins[k%len(ins)]
-		x.Red += int64(k)
-		next, err := memstore.Build(st.Snapshot(), memstore.Change{Flags: []memstore.FlagInput{x}, LoadedAt: now})
+	for k := range 300 {
+		i := k % len(ins)
+		x := &ins[i]
+		switch k % 5 {
+		case 1: // a new slug, or the first one back
+			if strings.HasSuffix(x.Slug, "-b") {
+				x.Slug = strings.TrimSuffix(x.Slug, "-b")
+			} else {
+				x.Slug += "-b"
+			}
+		case 3: // removed, or approved again
+			x.Approved = !x.Approved
+		default:
+			x.Red += int64(k)
+		}
+		next, err := memstore.Build(st.Snapshot(), memstore.Change{Flags: []memstore.FlagInput{*x}, LoadedAt: now})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -381,7 +449,7 @@ func TestDetailsConcurrent(t *testing.T) {
 		t.Error("no request was answered from the table")
 	}
 	for body := range errs {
-		t.Errorf("a request got another flag's body: %s", body)
+		t.Errorf("a request got what its snapshot does not serve: %s", body)
 	}
 }
 
@@ -422,12 +490,12 @@ func TestTableBytes(t *testing.T) {
 	if len(d.ways) != setWays {
 		t.Fatalf("%d ways, want one set", len(d.ways))
 	}
-	d.gate.swap(gen1(t))
+	sn := passFirst(t, d)
 	// Key k's entry of history v; a response cache's key and version of
 	// its own.
 	ask := func(k int, version uint64, n int) *response {
 		key := strconv.Itoa(k)
-		return d.fill(d.slotOf(key), key, stamp{1, version}, source{100*uint64(k) + version}, c,
+		return d.fill(d.slotOf(key), key, stamp{sn, version}, source{100*uint64(k) + version}, c,
 			func() string { return fmt.Sprintf("t%d-%d", k, version) }, func() []byte { return body(n, byte('a'+k)) })
 	}
 	kept := func() (keys []int) {
@@ -462,7 +530,7 @@ func TestTableBytes(t *testing.T) {
 	}
 	before := d.hits.Load()
 	for k, v := range map[int]uint64{3: 2, 4: 1} {
-		d.find(d.slotOf(strconv.Itoa(k)), strconv.Itoa(k), 1, [2]uint64{v})
+		d.find(d.slotOf(strconv.Itoa(k)), strconv.Itoa(k), sn, [2]uint64{v})
 	}
 	if d.hits.Load() != before+2 {
 		t.Errorf("%d of 2 kept answers from the table", d.hits.Load()-before)
@@ -492,7 +560,7 @@ func TestTableBytesConcurrent(t *testing.T) {
 	c := testCache(t)
 	d := newTrends(8 * entryCost(1<<10) * setWays) // eight sets
 	d.budget = 6 * entryCost(4<<10)
-	d.gate.swap(gen1(t))
+	sn := passFirst(t, d)
 	var wg sync.WaitGroup
 	for w := range 4 {
 		wg.Go(func() {
@@ -502,9 +570,9 @@ func TestTableBytesConcurrent(t *testing.T) {
 				v := uint64(n % 5)
 				key := strconv.Itoa(k)
 				slot := d.slotOf(key)
-				r := d.find(slot, key, 1, [2]uint64{v})
+				r := d.find(slot, key, sn, [2]uint64{v})
 				if r == nil {
-					r = d.fill(slot, key, stamp{1, v}, source{uint64(k)*1000 + v}, c, func() string { return fmt.Sprintf("c%d-%d", k, v) },
+					r = d.fill(slot, key, stamp{sn, v}, source{uint64(k)*1000 + v}, c, func() string { return fmt.Sprintf("c%d-%d", k, v) },
 						func() []byte { return bytes.Repeat([]byte{'x'}, size) })
 				}
 				if len(r.body) < 100 {
@@ -530,9 +598,9 @@ func TestTableBytesConcurrent(t *testing.T) {
 func TestTrendHistorySupersedes(t *testing.T) {
 	c := testCache(t)
 	d := newTrends(1) // one set of four ways
-	d.gate.swap(gen1(t))
+	sn := passFirst(t, d)
 	ask := func(slug string, history uint64, days int, today int32) {
-		d.fill(d.slotOf(slug), slug, stamp{1, history, trendDay(days, today)}, source{history}, c,
+		d.fill(d.slotOf(slug), slug, stamp{sn, history, trendDay(days, today)}, source{history}, c,
 			func() string { return fmt.Sprintf("%s-%d-%d-%d", slug, history, days, today) }, func() []byte { return []byte("{}") })
 	}
 	type entry struct {
@@ -555,24 +623,26 @@ func TestTrendHistorySupersedes(t *testing.T) {
 		ask(slug, 1, 7, 20000)
 	}
 	ask("a", 2, 7, 20000)
-	check("after a new history", entry{"a", stamp{1, 2, trendDay(7, 20000)}}, entry{"d", stamp{1, 1, trendDay(7, 20000)}},
-		entry{"c", stamp{1, 1, trendDay(7, 20000)}}, entry{"b", stamp{1, 1, trendDay(7, 20000)}})
+	check("after a new history", entry{"a", stamp{sn, 2, trendDay(7, 20000)}}, entry{"d", stamp{sn, 1, trendDay(7, 20000)}},
+		entry{"c", stamp{sn, 1, trendDay(7, 20000)}}, entry{"b", stamp{sn, 1, trendDay(7, 20000)}})
 	ask("c", 1, 7, 20001)
-	check("after a new day", entry{"c", stamp{1, 1, trendDay(7, 20001)}}, entry{"a", stamp{1, 2, trendDay(7, 20000)}},
-		entry{"d", stamp{1, 1, trendDay(7, 20000)}}, entry{"b", stamp{1, 1, trendDay(7, 20000)}})
+	check("after a new day", entry{"c", stamp{sn, 1, trendDay(7, 20001)}}, entry{"a", stamp{sn, 2, trendDay(7, 20000)}},
+		entry{"d", stamp{sn, 1, trendDay(7, 20000)}}, entry{"b", stamp{sn, 1, trendDay(7, 20000)}})
 	ask("c", 1, 90, 20001)
-	check("another day count", entry{"c", stamp{1, 1, trendDay(90, 20001)}}, entry{"c", stamp{1, 1, trendDay(7, 20001)}},
-		entry{"a", stamp{1, 2, trendDay(7, 20000)}}, entry{"d", stamp{1, 1, trendDay(7, 20000)}})
+	check("another day count", entry{"c", stamp{sn, 1, trendDay(90, 20001)}}, entry{"c", stamp{sn, 1, trendDay(7, 20001)}},
+		entry{"a", stamp{sn, 2, trendDay(7, 20000)}}, entry{"d", stamp{sn, 1, trendDay(7, 20000)}})
 }
 
-// gen1 is a snapshot of generation 1, for a gate to pass.
-func gen1(t *testing.T) *memstore.Snapshot {
+// passFirst passes a first snapshot through d's gate and returns its
+// serial.
+func passFirst(t *testing.T, d *details) uint64 {
 	t.Helper()
 	s, err := memstore.Build(nil, memstore.Change{Full: true})
-	if err != nil || s.Gen != 1 {
-		t.Fatalf("a first build: %v, generation %d", err, s.Gen)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return s
+	d.gate.swap(s)
+	return s.Serial()
 }
 
 // TestTrendsDroppedAtSwap: a swap that changes a flag takes out its
@@ -598,7 +668,7 @@ func TestTrendsDroppedAtSwap(t *testing.T) {
 	}
 	for _, in := range ins {
 		for days := 1; days <= 8; days++ {
-			st := stamp{s.Gen, 1, trendDay(days, 20000)}
+			st := stamp{s.Serial(), 1, trendDay(days, 20000)}
 			d.fill(d.slotFor(in.Slug, days), in.Slug, st, source{uint64(days)}, c,
 				func() string { return in.Slug + strconv.Itoa(days) }, func() []byte { return []byte("{}") })
 		}

@@ -94,7 +94,7 @@ func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	if s.Trends != nil {
 		rest = [2]uint64{s.Trends.Version(), trendDay(days, today)}
 		if d != nil {
-			if r := d.find(slot, slug, s.Gen, rest); r != nil {
+			if r := d.find(slot, slug, s.Serial(), rest); r != nil {
 				return r, nil
 			}
 		}
@@ -107,7 +107,7 @@ func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 		c.Header("Retry-After", "5")
 		return nil, &Problem{Code: CodeUnavailable, Detail: "the trend history is still loading after a start; try again in a few seconds"}
 	}
-	return d.fill(slot, slug, stamp{s.Gen, rest[0], rest[1]}, source{f.Version(), rest[0]}, a.cache, func() string {
+	return d.fill(slot, slug, stamp{s.Serial(), rest[0], rest[1]}, source{f.Version(), rest[0]}, a.cache, func() string {
 		return "trend\x00" + f.ID() + "\x00" + strconv.Itoa(days) + "\x00" + strconv.Itoa(int(today))
 	}, func() []byte {
 		return renderTrend(f, days, s.Trends.Of(f.ID(), today-int32(days-1), today))

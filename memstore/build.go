@@ -57,7 +57,8 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 	if prev == nil {
 		prev = empty()
 	}
-	s := &Snapshot{Gen: prev.Gen + 1, LoadedAt: ch.LoadedAt, Trends: ch.Trends, lexicon: prev.lexicon}
+	s := &Snapshot{Gen: prev.Gen + 1, serial: snapshotSerials.Add(1), base: prev.serial, LoadedAt: ch.LoadedAt,
+		Trends: ch.Trends, lexicon: prev.lexicon}
 	if s.Trends == nil {
 		s.Trends = prev.Trends
 	}

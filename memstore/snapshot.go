@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"iter"
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,9 +16,13 @@ type orderSet [NumSorts][2]order
 // trends and the statistics. The loader builds it off to the side; the HTTP
 // layer only reads it.
 type Snapshot struct {
-	Gen      uint64    // increases with every snapshot of a process
-	LoadedAt time.Time // when the loader read the data
-	Trends   *Trends
+	Gen uint64 // increases with every snapshot of a process
+	// serial is a number no other snapshot of the process has, larger
+	// than that of every snapshot built before; base is the serial of the
+	// snapshot it was built from (0 for a first build).
+	serial, base uint64
+	LoadedAt     time.Time // when the loader read the data
+	Trends       *Trends
 
 	// flags holds each flag in its slot, nil for a hole (see Build):
 	// a flag's slot is its position in the orders, the search index and
@@ -71,6 +76,19 @@ func listsOf(attr uint32) [4]int {
 func (s *Snapshot) countIndex(cat, dom, reg int) int {
 	return (reg*(NumCategories+1)+cat)*(int(NumDominants)+1) + dom
 }
+
+// snapshotSerials numbers the snapshots a process builds (see Serial).
+var snapshotSerials atomic.Uint64
+
+// Serial is a number no other snapshot of the process has, larger than
+// that of every snapshot built before it. Gen is the same for snapshots
+// built from different ones (two first builds are both 1); Serial tells
+// them apart.
+func (s *Snapshot) Serial() uint64 { return s.serial }
+
+// Base is the Serial of the snapshot s was built from, 0 for a first
+// build: what s.Fresh and s.Changes are against.
+func (s *Snapshot) Base() uint64 { return s.base }
 
 // Len is the number of approved flags.
 func (s *Snapshot) Len() int { return s.live }
