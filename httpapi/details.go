@@ -10,7 +10,7 @@ import (
 )
 
 // details keeps the bodies of /flag/{slug} in a table keyed by the slug
-// the request names, four entries to a set, each entry the generation of
+// the request names, four entries to a set, each entry the serial of
 // the snapshot it was made from and its response. A lookup is a hash of
 // the slug, one set and one comparison: it does not look the flag up, and
 // reads nothing of it, where finding the flag by its slug (the lookup's
