@@ -11,7 +11,7 @@ import (
 // answers keeps the responses of the routes whose answer the snapshot and
 // the query string fix alone (/flags, /search, /categories, /regions,
 // /stats), by route and raw query, in a table of details' kind: the
-// stamp names the snapshot's generation and the route, the entry's key is
+// stamp names the snapshot (its Serial) and the route, the entry's key is
 // the raw query, compared whole, and its slot the query's hash. A request
 // asked before of the same snapshot is then answered by one hash of its
 // query and one comparison, where parsing it, building the cache's key
@@ -53,14 +53,16 @@ func newAnswers(maxBytes int64) *answers {
 // place is the slot and stamp of route's answer to raw from s.
 func (as *answers) place(s *memstore.Snapshot, route int, raw string) (int, stamp) {
 	h := maphash.String(as.seed, raw) ^ uint64(route)*0x9E3779B97F4A7C15
-	return int(h >> 33), stamp{s.Gen, 0, uint64(route)}
+	return int(h >> 33), stamp{s.Serial(), 0, uint64(route)}
 }
 
-// dropBefore takes out the entries made from a snapshot older than gen:
-// once gen is served they can never answer again, and left in their sets
-// they would hold the table's bytes until a new entry came to each set.
-func (as *answers) dropBefore(gen uint64) {
-	as.t.drop(func(st stamp) bool { return st[0] < gen })
+// dropBefore takes out the entries made from a snapshot built before the
+// one of serial n (a snapshot's Serial names it; its Gen repeats across
+// lineages): once n is served they can never answer again, and left in
+// their sets they would hold the table's bytes until a new entry came to
+// each set.
+func (as *answers) dropBefore(n uint64) {
+	as.t.drop(func(st stamp) bool { return st[0] < n })
 }
 
 // lookups are the answers the table gave, and all it was asked for but

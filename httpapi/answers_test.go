@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -74,5 +75,50 @@ func TestAnswersTable(t *testing.T) {
 	}
 	if got := hits() - before; got != 1 {
 		t.Errorf("after the vote, %d of 2 answers came from the table, want the second", got)
+	}
+}
+
+// TestCachesAcrossLineages: a store given snapshots of another first
+// build, whose generations repeat the first lineage's, answers from the
+// new snapshots, not from what the caches kept of the old ones under the
+// same generation: lists and search (the answers' table and the response
+// and search caches) and a flag's detail.
+func TestCachesAcrossLineages(t *testing.T) {
+	now := time.Now().UTC()
+	for _, cacheBytes := range []int64{64 << 20, 0} {
+		_, st, get := cachedServerOf(t, nil, cacheBytes)
+		ins := []memstore.FlagInput{testInput(1, now), testInput(2, now)}
+		build := func(prev *memstore.Snapshot, red int64) *memstore.Snapshot {
+			t.Helper()
+			x := ins[0]
+			x.Red = red
+			s, err := memstore.Build(prev, memstore.Change{Full: prev == nil, Flags: append([]memstore.FlagInput{x}, ins[1:]...), LoadedAt: now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		paths := []string{"/api/public/flags?sort=total&limit=1", "/api/public/flag/" + ins[0].Slug,
+			"/api/public/search?q=late", "/api/public/stats"}
+		ask := func(red int64) {
+			t.Helper()
+			want := `"red":` + strconv.FormatInt(red, 10) + `,`
+			for _, p := range paths[:3] {
+				if body := get(p); !strings.Contains(body, want) {
+					t.Fatalf("cache_mb %d, GET %s: %s, want %s", cacheBytes>>20, p, body, want)
+				}
+			}
+			wantVotes := `"votes":{"total":` + strconv.FormatInt(red+ins[1].Red+ins[0].Green+ins[1].Green, 10)
+			if body := get(paths[3]); !strings.Contains(body, wantVotes) {
+				t.Fatalf("cache_mb %d, stats: %s, want %s", cacheBytes>>20, body, wantVotes)
+			}
+		}
+		a2 := build(build(nil, 100), 200) // generation 2
+		st.SetSnapshot(a2)
+		ask(200)
+		ask(200)
+		b2 := build(build(nil, 300), 400) // generation 2 again, another lineage
+		st.SetSnapshot(b2)
+		ask(400)
 	}
 }

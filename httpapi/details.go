@@ -37,7 +37,7 @@ import (
 // The same table keeps the short answers of /flag/{slug}/trend (newTrends),
 // their stamp naming the trend history, the days and the day as well; and
 // the answers' table (see answers) is one too, keyed by raw query, its
-// entries those of one generation, without a gate.
+// entries those of one snapshot, without a gate.
 type details struct {
 	ways    []atomic.Pointer[detailEntry] // setWays per set, the newest first
 	sets    uint64

@@ -30,9 +30,11 @@ func (a *API) serve(h handler) gin.HandlerFunc {
 	}
 }
 
-func genKey(s *memstore.Snapshot, parts ...string) string {
+// snapKey is the cache key of parts answered from s: the snapshot's Serial
+// (its Gen repeats across lineages), then the parts.
+func snapKey(s *memstore.Snapshot, parts ...string) string {
 	b := make([]byte, 0, 64)
-	b = strconv.AppendUint(b, s.Gen, 36)
+	b = strconv.AppendUint(b, s.Serial(), 36)
 	for _, p := range parts {
 		b = append(b, 0)
 		b = append(b, p...)
@@ -43,7 +45,7 @@ func genKey(s *memstore.Snapshot, parts ...string) string {
 // listKey is the canonical cache key of a list query.
 func listKey(s *memstore.Snapshot, q memstore.ListQuery) string {
 	b := make([]byte, 0, 64)
-	b = strconv.AppendUint(b, s.Gen, 36)
+	b = strconv.AppendUint(b, s.Serial(), 36)
 	b = append(b, 0, 'l', byte(q.Sort), boolByte(q.Desc), boolByte(q.HasCategory), byte(q.Category),
 		boolByte(q.HasDominant), byte(q.Dominant), boolByte(q.HasRegion))
 	b = append(b, q.Region...)
@@ -115,15 +117,15 @@ func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 }
 
 func (a *API) categories(c *gin.Context, s *memstore.Snapshot) (*response, error) {
-	return a.cache.get(genKey(s, "categories"), func() ([]byte, error) { return renderCategories(s.Categories()), nil })
+	return a.cache.get(snapKey(s, "categories"), func() ([]byte, error) { return renderCategories(s.Categories()), nil })
 }
 
 func (a *API) regions(c *gin.Context, s *memstore.Snapshot) (*response, error) {
-	return a.cache.get(genKey(s, "regions"), func() ([]byte, error) { return renderRegions(s.Regions()), nil })
+	return a.cache.get(snapKey(s, "regions"), func() ([]byte, error) { return renderRegions(s.Regions()), nil })
 }
 
 func (a *API) stats(c *gin.Context, s *memstore.Snapshot) (*response, error) {
-	return a.cache.get(genKey(s, "stats"), func() ([]byte, error) { return renderStats(s.Stats()), nil })
+	return a.cache.get(snapKey(s, "stats"), func() ([]byte, error) { return renderStats(s.Stats()), nil })
 }
 
 func (a *API) search(c *gin.Context, s *memstore.Snapshot) (*response, error) {

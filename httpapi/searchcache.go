@@ -14,7 +14,7 @@ import (
 )
 
 // searches runs queries against the index and keeps what they answered in
-// one cache, keyed by snapshot generation, the query's canonical form
+// one cache, keyed by the snapshot (its Serial), the query's canonical form
 // (memstore.Query.Key: folded, de-duplicated, sorted words and their
 // stems), the filters, the language and the offset (searchKey): queries
 // that differ only in separators, case, diacritics, word order, repeated
@@ -145,13 +145,13 @@ func (ss *searches) run(s *memstore.Snapshot, r *searchReq) (*searchEntry, error
 	return e, nil
 }
 
-// searchKey is the cache key of a search: the snapshot generation, the
+// searchKey is the cache key of a search: the snapshot's Serial, the
 // query's canonical form, the filters, language and offset; neither the
 // limit (an entry holds the largest page) nor q as given.
 func searchKey(s *memstore.Snapshot, r *searchReq) string {
 	k := r.pq.key
 	b := make([]byte, 0, 32+len(k))
-	b = strconv.AppendUint(b, s.Gen, 36)
+	b = strconv.AppendUint(b, s.Serial(), 36)
 	b = append(b, 0, 's', 0)
 	b = append(b, k...)
 	b = append(b, 0)

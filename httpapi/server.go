@@ -132,7 +132,7 @@ func New(opt Options) (*API, error) {
 		return nil, err
 	}
 	if a.answers != nil {
-		a.unswap = opt.Store.OnSwapped(func(s *memstore.Snapshot) { a.answers.dropBefore(s.Gen) })
+		a.unswap = opt.Store.OnSwapped(func(s *memstore.Snapshot) { a.answers.dropBefore(s.Serial()) })
 	}
 	if a.details != nil || a.trends != nil {
 		g := &slugGate{}
