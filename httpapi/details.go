@@ -195,12 +195,9 @@ func (d *details) find(slot int, key string, serial uint64, rest [2]uint64) *res
 // it, else rendered from the flag and kept. False when s serves no flag of
 // that slug. d may be nil: the response cache alone keeps the answers.
 func (d *details) detail(s *memstore.Snapshot, slug string, c *cache) (*response, bool) {
-	slot := 0
-	if d != nil {
-		slot = d.slotOf(slug)
-		if r := d.find(slot, slug, s.Serial(), [2]uint64{}); r != nil {
-			return r, true
-		}
+	slot, r := d.look(s, slug, 0, [2]uint64{})
+	if r != nil {
+		return r, true
 	}
 	f, _, ok := s.FlagBySlug(slug)
 	if !ok {
@@ -208,6 +205,18 @@ func (d *details) detail(s *memstore.Snapshot, slug string, c *cache) (*response
 	}
 	return d.fill(slot, slug, stamp{s.Serial()}, source{f.Version()}, c, func() string { return detailKey(f) },
 		func() []byte { return renderDetail(f) }), true
+}
+
+// look returns the slot of slug's entries of kind n (a trend's days) and
+// the entry there with the rest of its stamp rest that answers s (see
+// find): what a request of a slug-keyed table asks first, before it looks
+// the flag up. Without a table, 0 and nil.
+func (d *details) look(s *memstore.Snapshot, slug string, n int, rest [2]uint64) (int, *response) {
+	if d == nil {
+		return 0, nil
+	}
+	slot := d.slotFor(slug, n)
+	return slot, d.find(slot, slug, s.Serial(), rest)
 }
 
 // fill answers what find did not: the response cache's response under

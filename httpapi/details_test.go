@@ -2,7 +2,12 @@ package httpapi
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -684,5 +689,55 @@ func TestTrendsDroppedAtSwap(t *testing.T) {
 	d.gate.swap(next)
 	if n, m := count(ins[0].Slug), count(ins[1].Slug); n != 0 || m != 8 {
 		t.Errorf("after a swap that changed flag 0: %d of its trends left (want 0), %d of flag 1's (want 8)", n, m)
+	}
+}
+
+// TestTrendWhileHistoryLoads: before the trend history is loaded, a
+// served flag's trend is a 503 with Retry-After (its table untouched), an
+// unknown slug's a 404; once it is loaded, the trend.
+func TestTrendWhileHistoryLoads(t *testing.T) {
+	now := time.Now().UTC()
+	st := &memstore.Store{}
+	a, err := New(Options{Store: st, CacheBytes: 1 << 20, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	srv := httptest.NewServer(a.Handler())
+	t.Cleanup(srv.Close)
+	const secret = "grf_0123456789abcdef0123456789abcdef"
+	st.SetKeys(memstore.NewKeySet([][sha256.Size]byte{sha256.Sum256([]byte(secret))}, []memstore.Key{{ID: "k1"}}, now))
+	get := func(path string) (int, http.Header) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+secret)
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode, res.Header
+	}
+	in := testInput(1, now)
+	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: []memstore.FlagInput{in}, LoadedAt: now})
+	if err != nil || s.Trends != nil {
+		t.Fatalf("a build without history: %v, trends %v", err, s.Trends)
+	}
+	st.SetSnapshot(s)
+	trend := "/api/public/flag/" + in.Slug + "/trend?days=7"
+	if code, h := get(trend); code != 503 || h.Get("Retry-After") != "5" {
+		t.Errorf("a served flag's trend while the history loads: %d, Retry-After %q; want 503, 5", code, h.Get("Retry-After"))
+	}
+	if code, _ := get("/api/public/flag/no-such-flag/trend?days=7"); code != 404 {
+		t.Errorf("an unknown slug's trend while the history loads: %d, want 404", code)
+	}
+	b := memstore.NewTrendBuilder(memstore.DayOf(now) - memstore.TrendDays)
+	next, err := memstore.Build(s, memstore.Change{Trends: b.Done(), LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetSnapshot(next)
+	if code, _ := get(trend); code != 200 {
+		t.Errorf("once the history is loaded: %d, want 200", code)
 	}
 }

@@ -87,27 +87,23 @@ func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 		return nil, err
 	}
 	slug := c.Param("slug")
-	today := memstore.DayOf(a.now())
-	d, slot := a.trends, 0
-	var rest [2]uint64
-	if d != nil {
-		slot = d.slotFor(slug, days)
-	}
-	if s.Trends != nil {
-		rest = [2]uint64{s.Trends.Version(), trendDay(days, today)}
-		if d != nil {
-			if r := d.find(slot, slug, s.Serial(), rest); r != nil {
-				return r, nil
-			}
+	if s.Trends == nil {
+		if _, _, ok := s.FlagBySlug(slug); !ok {
+			return nil, errNotFound
 		}
+		c.Header("Retry-After", "5")
+		return nil, &Problem{Code: CodeUnavailable, Detail: "the trend history is still loading after a start; try again in a few seconds"}
+	}
+	today := memstore.DayOf(a.now())
+	d := a.trends
+	rest := [2]uint64{s.Trends.Version(), trendDay(days, today)}
+	slot, r := d.look(s, slug, days, rest)
+	if r != nil {
+		return r, nil
 	}
 	f, _, ok := s.FlagBySlug(slug)
 	if !ok {
 		return nil, errNotFound
-	}
-	if s.Trends == nil {
-		c.Header("Retry-After", "5")
-		return nil, &Problem{Code: CodeUnavailable, Detail: "the trend history is still loading after a start; try again in a few seconds"}
 	}
 	return d.fill(slot, slug, stamp{s.Serial(), rest[0], rest[1]}, source{f.Version(), rest[0]}, a.cache, func() string {
 		return "trend\x00" + f.ID() + "\x00" + strconv.Itoa(days) + "\x00" + strconv.Itoa(int(today))
