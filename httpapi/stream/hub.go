@@ -73,6 +73,7 @@ type Hub struct {
 	follows map[string]*shared // the follow sets of the open streams, by key
 	gen     uint64             // the generation of the last snapshot seen
 	floor   uint64             // the oldest generation from which ring holds every event
+	serial  uint64             // the Serial of the last snapshot seen: the next's changes are against it
 	ring    []*event           // the latest events, oldest first
 	ringB   int                // bytes of ring
 	closed  bool
@@ -124,7 +125,7 @@ func New(st *memstore.Store, opt Options) *Hub {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if s := st.Snapshot(); s != nil && h.gen == 0 {
-		h.gen, h.floor = s.Gen, s.Gen
+		h.gen, h.floor, h.serial = s.Gen, s.Gen, s.Serial()
 	}
 	return h
 }
@@ -139,10 +140,12 @@ func (h *Hub) swapped(s *memstore.Snapshot) {
 	}
 	if h.gen == 0 {
 		h.floor = s.Gen - 1 // the first snapshot seen: its event is the first kept
-	} else if s.Gen != h.gen+1 {
-		// A snapshot was skipped: what changed since is unknown. Every
-		// stream re-reads, and no earlier position can be resumed.
-		h.gen, h.floor, h.ring, h.ringB = s.Gen, s.Gen, nil, 0
+	} else if s.Gen != h.gen+1 || s.Base() != h.serial {
+		// A snapshot was skipped, or s was built from another than the
+		// last seen (its generation may still be the next: another
+		// lineage): what changed since is unknown. Every stream re-reads,
+		// and no earlier position can be resumed.
+		h.gen, h.floor, h.serial, h.ring, h.ringB = s.Gen, s.Gen, s.Serial(), nil, 0
 		frame := []byte("id: " + positionID(h.epoch, s.Gen) + "\nevent: resync\ndata: {}\n\n")
 		var wake []*client
 		for c := range h.clients {
@@ -151,7 +154,7 @@ func (h *Hub) swapped(s *memstore.Snapshot) {
 		h.scheduleAll(wake)
 		return
 	}
-	h.gen = s.Gen
+	h.gen, h.serial = s.Gen, s.Serial()
 	ch := s.Changes()
 	if ch.Empty() {
 		return

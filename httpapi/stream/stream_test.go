@@ -354,3 +354,28 @@ func (s slowReader) Read(p []byte) (int, error) {
 	time.Sleep(time.Millisecond)
 	return s.r.Read(p[:min(len(p), 512)])
 }
+
+// A snapshot of the next generation built from another one than the hub
+// saw last (another lineage given to the store) resyncs too: its changes
+// are against a snapshot the streams never followed.
+func TestOtherBaseResyncs(t *testing.T) {
+	h, st, in := testHub(t, 10, Options{})
+	all, _ := h.Open("k1", nil, "")
+	in[5].Red++
+	other, err := memstore.Build(nil, memstore.Change{Full: true, Flags: in}) // generation 1 of another lineage
+	if err != nil {
+		t.Fatal(err)
+	}
+	in[6].Red++
+	next, err := memstore.Build(other, memstore.Change{Flags: []memstore.FlagInput{in[6]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.Gen != st.Snapshot().Gen+1 {
+		t.Fatalf("generation %d after %d: the test needs the next", next.Gen, st.Snapshot().Gen)
+	}
+	st.SetSnapshot(next)
+	if q, ended := all.c.take(); len(q) != 1 || !strings.Contains(string(q[0]), "event: resync\ndata: {}\n\n") || ended != "" {
+		t.Errorf("after a snapshot of another base: %q (ended %q), want one resync", q, ended)
+	}
+}
