@@ -38,14 +38,20 @@ type deadline struct {
 	mu       sync.Mutex
 }
 
-// set asks for deadline t (zero: none); near is the span within which a
-// deadline goes on the socket. It reads the monotonic clock (not the last
-// sweep's time, which a late sweep would leave behind, so that a short
-// deadline waited for the sweep).
-func (d *deadline) set(t time.Time, base time.Time, near int64, apply func(time.Time) error) error {
+// set asks for deadline t (zero: none). Whether it is near is told by
+// the clock the last sweep read (clock, at most a tick behind now) where
+// that is enough, without a clock read of its own (each read is a tenth of
+// a microsecond or more in a virtual machine; net/http sets three
+// deadlines a request): a deadline due by clock+near is near whatever the
+// time now; one beyond clock+far (far: a second past near) is not near
+// unless the sweep is a second late, and the sweep puts it on the socket
+// in time; only a deadline in between (a short one, the live stream's 2
+// ms write) reads the monotonic clock, so that it does not wait for the
+// sweep.
+func (d *deadline) set(t time.Time, l *Listener, apply func(time.Time) error) error {
 	var want int64
 	if !t.IsZero() {
-		if want = int64(t.Sub(base)); want == 0 {
+		if want = int64(t.Sub(l.base)); want == 0 {
 			want = -1
 		}
 	}
@@ -53,12 +59,20 @@ func (d *deadline) set(t time.Time, base time.Time, near int64, apply func(time.
 	if want == 0 && !d.onSocket.Load() {
 		return nil
 	}
-	now := int64(time.Since(base))
-	if want != 0 && want <= now+near || d.onSocket.Load() {
-		return d.sync(base, now, near, apply)
+	clock := l.clock.Load()
+	switch {
+	case want == 0, want <= clock+l.near:
+		return d.sync(l.base, clock, l.near, apply)
+	case want <= clock+l.near+farAhead || d.onSocket.Load():
+		return d.sync(l.base, int64(time.Since(l.base)), l.near, apply)
 	}
 	return nil
 }
+
+// farAhead is how far beyond near a deadline set is taken as not near
+// without reading the clock: the sweep would have to be that late for
+// the deadline to miss it.
+const farAhead = int64(time.Second)
 
 // sync makes the socket's deadline the one asked for if it is due within
 // near of now, else none.
@@ -92,26 +106,30 @@ const maxRetries = 8
 // spurious reports whether err is a timeout though the deadline asked for
 // has not passed, after setting the socket's right: the read or write is
 // then tried again.
-func (d *deadline) spurious(err error, base time.Time, near int64, apply func(time.Time) error) bool {
+func (d *deadline) spurious(err error, l *Listener, apply func(time.Time) error) bool {
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		return false
 	}
-	now := int64(time.Since(base))
-	if want := d.want.Load(); want != 0 && want <= now {
-		return false // passed: the usual case, net/http's abort of a read
+	want := d.want.Load()
+	if want != 0 && want <= l.clock.Load() {
+		return false // passed by the last sweep's clock: net/http's abort of a read
 	}
-	d.sync(base, now, near, apply)
+	now := int64(time.Since(l.base))
+	if want != 0 && want <= now {
+		return false // passed
+	}
+	d.sync(l.base, now, l.near, apply)
 	return true
 }
 
 // SetReadDeadline keeps t as the read deadline (see Deadlines).
 func (c *conn) SetReadDeadline(t time.Time) error {
-	return c.rd.set(t, c.l.base, c.l.near, c.Conn.SetReadDeadline)
+	return c.rd.set(t, c.l, c.Conn.SetReadDeadline)
 }
 
 // SetWriteDeadline keeps t as the write deadline (see Deadlines).
 func (c *conn) SetWriteDeadline(t time.Time) error {
-	return c.wd.set(t, c.l.base, c.l.near, c.Conn.SetWriteDeadline)
+	return c.wd.set(t, c.l, c.Conn.SetWriteDeadline)
 }
 
 // SetDeadline keeps t as both deadlines.
@@ -123,7 +141,7 @@ func (c *conn) SetDeadline(t time.Time) error {
 func (c *conn) Read(p []byte) (int, error) {
 	for try := 0; ; try++ {
 		n, err := c.Conn.Read(p)
-		if err == nil || n > 0 || try == maxRetries || !c.rd.spurious(err, c.l.base, c.l.near, c.Conn.SetReadDeadline) {
+		if err == nil || n > 0 || try == maxRetries || !c.rd.spurious(err, c.l, c.Conn.SetReadDeadline) {
 			return n, err
 		}
 	}
@@ -136,7 +154,7 @@ func (c *conn) Write(p []byte) (int, error) {
 		n, err := c.Conn.Write(p[written:])
 		written += n
 		if err == nil || written == len(p) || try == maxRetries ||
-			!c.wd.spurious(err, c.l.base, c.l.near, c.Conn.SetWriteDeadline) {
+			!c.wd.spurious(err, c.l, c.Conn.SetWriteDeadline) {
 			return written, err
 		}
 	}

@@ -1,8 +1,10 @@
 package connlimit
 
 import (
+	"errors"
 	"net"
 	"net/netip"
+	"os"
 	"testing"
 	"time"
 )
@@ -81,5 +83,60 @@ func within(t testing.TB, what string, op func() (int, error)) (int, time.Durati
 	case <-time.After(5 * time.Second):
 		t.Fatalf("a %s still waits after 5 s", what)
 		return 0, 0, nil
+	}
+}
+
+// A conn judges a deadline near by the last sweep's clock where that is
+// enough, and by the monotonic clock where it is not: a short deadline set
+// while the sweep is behind (its clock 700 ms old, past two ticks) still
+// goes on the socket at once; one far ahead stays off it; a past one goes
+// on at once, and a read meeting it times out.
+func TestDeadlineWithSweepBehind(t *testing.T) {
+	l := &Listener{opt: Options{Max: 10}, byAddr: map[netip.Addr]int{}, conns: map[*conn]struct{}{},
+		base: time.Now().Add(-700 * time.Millisecond), near: int64(200 * time.Millisecond)}
+	a, b := net.Pipe()
+	t.Cleanup(func() { a.Close(); b.Close() })
+	c, _, _ := l.admit(a, netip.AddrFrom4([4]byte{10, 0, 0, 3}))
+
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if c.rd.onSocket.Load() {
+		t.Fatal("a deadline 5 s ahead went on the socket")
+	}
+	c.SetReadDeadline(time.Now().Add(30 * time.Millisecond))
+	if !c.rd.onSocket.Load() {
+		t.Fatal("a deadline 30 ms ahead, the sweep's clock 700 ms old, is not on the socket")
+	}
+	if _, took, err := within(t, "read", func() (int, error) { return c.Read(make([]byte, 1)) }); !errors.Is(err, os.ErrDeadlineExceeded) || took > 2*time.Second {
+		t.Fatalf("read: %v after %v, want the deadline exceeded at 30 ms", err, took)
+	}
+	c.SetReadDeadline(time.Time{})
+	if c.rd.onSocket.Load() {
+		t.Fatal("a cleared deadline stayed on the socket")
+	}
+	c.SetReadDeadline(time.Unix(1, 0))
+	if !c.rd.onSocket.Load() {
+		t.Fatal("a past deadline is not on the socket")
+	}
+	if _, err := c.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read past its deadline: %v, want the deadline exceeded", err)
+	}
+}
+
+// A read meeting the socket's deadline while the one asked for is near
+// but not passed by the last sweep's clock reads on: the sweep's clock
+// tells only that a deadline has passed, never that it has not.
+func TestReadNearDeadlineAfterRacingSweep(t *testing.T) {
+	l := &Listener{opt: Options{Max: 10}, byAddr: map[netip.Addr]int{}, conns: map[*conn]struct{}{},
+		base: time.Now().Add(-time.Second), near: int64(200 * time.Millisecond)}
+	l.clock.Store(int64(time.Since(l.base)))
+	a, b := net.Pipe()
+	t.Cleanup(func() { a.Close(); b.Close() })
+	c, _, _ := l.admit(a, netip.AddrFrom4([4]byte{10, 0, 0, 4}))
+	c.rd.want.Store(int64(time.Since(l.base) + 150*time.Millisecond))
+	c.rd.onSocket.Store(true)
+	a.SetReadDeadline(time.Unix(1, 0))
+	go b.Write([]byte("x"))
+	if _, _, err := within(t, "read", func() (int, error) { return c.Read(make([]byte, 1)) }); err != nil {
+		t.Fatalf("read: %v, want the byte (its deadline 150 ms ahead)", err)
 	}
 }
