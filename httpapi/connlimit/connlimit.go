@@ -81,6 +81,12 @@ type conn struct {
 	idleSince  time.Time
 	released   bool
 	rd, wd     deadline
+	// answering is set while a request is being answered (StateActive)
+	// until net/http's background read, which Read answers at once (see
+	// Read).
+	answering atomic.Bool
+	// reads counts the reads in progress (see deadline.set).
+	reads atomic.Int32
 }
 
 // Wrap bounds the connections accepted from inner.
@@ -196,6 +202,7 @@ func (l *Listener) ConnState(nc net.Conn, state http.ConnState) {
 	if !ok {
 		return
 	}
+	c.answering.Store(state == http.StateActive)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if c.released {

@@ -3,6 +3,7 @@ package connlimit
 import (
 	"errors"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"testing"
@@ -89,8 +90,9 @@ func within(t testing.TB, what string, op func() (int, error)) (int, time.Durati
 // A conn judges a deadline near by the last sweep's clock where that is
 // enough, and by the monotonic clock where it is not: a short deadline set
 // while the sweep is behind (its clock 700 ms old, past two ticks) still
-// goes on the socket at once; one far ahead stays off it; a past one goes
-// on at once, and a read meeting it times out.
+// goes on the socket at once; one far ahead stays off it; a past one,
+// with no read waiting, stays off it too, and the next read times out at
+// once.
 func TestDeadlineWithSweepBehind(t *testing.T) {
 	l := &Listener{opt: Options{Max: 10}, byAddr: map[netip.Addr]int{}, conns: map[*conn]struct{}{},
 		base: time.Now().Add(-700 * time.Millisecond), near: int64(200 * time.Millisecond)}
@@ -114,8 +116,8 @@ func TestDeadlineWithSweepBehind(t *testing.T) {
 		t.Fatal("a cleared deadline stayed on the socket")
 	}
 	c.SetReadDeadline(time.Unix(1, 0))
-	if !c.rd.onSocket.Load() {
-		t.Fatal("a past deadline is not on the socket")
+	if c.rd.onSocket.Load() {
+		t.Fatal("a past deadline went on the socket with no read waiting")
 	}
 	if _, err := c.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("read past its deadline: %v, want the deadline exceeded", err)
@@ -138,5 +140,30 @@ func TestReadNearDeadlineAfterRacingSweep(t *testing.T) {
 	go b.Write([]byte("x"))
 	if _, _, err := within(t, "read", func() (int, error) { return c.Read(make([]byte, 1)) }); err != nil {
 		t.Fatalf("read: %v, want the byte (its deadline 150 ms ahead)", err)
+	}
+}
+
+// The first one-byte read while a request is answered (net/http's
+// background read) returns at once with nothing; the next one, and any
+// one-byte read while idle, reads the socket.
+func TestBackgroundReadAnsweredAtOnce(t *testing.T) {
+	l := &Listener{opt: Options{Max: 10}, byAddr: map[netip.Addr]int{}, conns: map[*conn]struct{}{},
+		base: time.Now(), near: int64(200 * time.Millisecond)}
+	a, b := net.Pipe()
+	t.Cleanup(func() { a.Close(); b.Close() })
+	c, _, _ := l.admit(a, netip.AddrFrom4([4]byte{10, 0, 0, 5}))
+	l.ConnState(c, http.StateActive)
+	if n, took, err := within(t, "read", func() (int, error) { return c.Read(make([]byte, 1)) }); n != 0 || err != nil || took > time.Second {
+		t.Fatalf("background read: %d, %v after %v; want nothing at once", n, err, took)
+	}
+	for _, state := range []http.ConnState{http.StateActive, http.StateIdle} {
+		if state != http.StateActive {
+			l.ConnState(c, state)
+		}
+		go b.Write([]byte("y"))
+		buf := make([]byte, 1)
+		if n, _, err := within(t, "read", func() (int, error) { return c.Read(buf) }); n != 1 || err != nil || buf[0] != 'y' {
+			t.Fatalf("read after the background read (%v): %d %q, %v; want the byte", state, n, buf, err)
+		}
 	}
 }
