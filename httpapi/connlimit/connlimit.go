@@ -87,6 +87,10 @@ type conn struct {
 	answering atomic.Bool
 	// reads counts the reads in progress (see deadline.set).
 	reads atomic.Int32
+	// active is set while a request is answered (StateActive); held is
+	// the write held meanwhile (see Holding in hold.go).
+	active atomic.Bool
+	held   atomic.Pointer[[]byte]
 }
 
 // Wrap bounds the connections accepted from inner.
@@ -180,6 +184,8 @@ func (l *Listener) release(c *conn) {
 
 // Close counts the connection out and closes it.
 func (c *conn) Close() error {
+	c.active.Store(false)
+	c.sendHeld()
 	c.l.mu.Lock()
 	c.l.release(c)
 	c.l.mu.Unlock()
@@ -189,6 +195,8 @@ func (c *conn) Close() error {
 // CloseWrite half-closes the connection when the one it wraps can
 // (net/http does so after refusing an oversized request).
 func (c *conn) CloseWrite() error {
+	c.active.Store(false)
+	c.sendHeld()
 	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
 		return cw.CloseWrite()
 	}
@@ -203,6 +211,10 @@ func (l *Listener) ConnState(nc net.Conn, state http.ConnState) {
 		return
 	}
 	c.answering.Store(state == http.StateActive)
+	c.active.Store(state == http.StateActive)
+	if state != http.StateActive {
+		c.sendHeld()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if c.released {

@@ -180,8 +180,8 @@ func (c *conn) Read(p []byte) (int, error) {
 	}
 }
 
-// Write writes to the connection until the write deadline asked for.
-func (c *conn) Write(p []byte) (int, error) {
+// write writes to the connection until the write deadline asked for.
+func (c *conn) write(p []byte) (int, error) {
 	written := 0
 	for try := 0; ; try++ {
 		n, err := c.Conn.Write(p[written:])

@@ -1,0 +1,70 @@
+package connlimit
+
+import (
+	"sync"
+	"time"
+)
+
+// Holding. net/http writes an answer through a 4 KB buffer: an answer
+// larger than that (a page of flags, a search, a trend: 5-10 KB) goes
+// out as the buffer's first 4 KB, flushed full, then the rest, two system
+// calls (a microsecond and a half each in a virtual machine). While a
+// request is answered (StateActive), a conn holds a write of exactly the
+// buffer's size and sends it with the next write, in one system call;
+// whatever ends the answer sends it too: the next write, the connection
+// turning idle or hijacked (ConnState), CloseWrite and Close. A held
+// write that the answer's end sends (an answer of exactly 4 KB) has its
+// own deadline, heldTimeout, as net/http has cleared the answer's.
+
+const (
+	// holdSize is net/http's connection buffer (newBufioWriterSize(...,
+	// 4<<10) in net/http's server.go): a flush of a full one is the first
+	// part of a larger answer.
+	holdSize = 4 << 10
+	// maxJoined bounds a held write and the next one sent together;
+	// beyond it they go out one after the other.
+	maxJoined = 32 << 10
+	// heldTimeout bounds the write of a held part that an answer's end
+	// sends.
+	heldTimeout = 10 * time.Second
+)
+
+// joinBufs are the buffers of held writes, maxJoined each.
+var joinBufs = sync.Pool{New: func() any { b := make([]byte, 0, maxJoined); return &b }}
+
+// Write writes p, holding a full buffer's flush while a request is
+// answered (see Holding).
+func (c *conn) Write(p []byte) (int, error) {
+	if h := c.held.Swap(nil); h != nil {
+		defer joinBufs.Put(h)
+		if len(*h)+len(p) > maxJoined {
+			if n, err := c.write(*h); err != nil || n < len(*h) {
+				return 0, err
+			}
+			return c.write(p)
+		}
+		*h = append(*h, p...)
+		n, err := c.write(*h)
+		return max(n-holdSize, 0), err
+	}
+	if len(p) == holdSize && c.active.Load() {
+		h := joinBufs.Get().(*[]byte)
+		*h = append((*h)[:0], p...)
+		c.held.Store(h)
+		return len(p), nil
+	}
+	return c.write(p)
+}
+
+// sendHeld writes the held part, if any, within heldTimeout.
+func (c *conn) sendHeld() error {
+	h := c.held.Swap(nil)
+	if h == nil {
+		return nil
+	}
+	defer joinBufs.Put(h)
+	c.SetWriteDeadline(time.Now().Add(heldTimeout))
+	_, err := c.write(*h)
+	c.SetWriteDeadline(time.Time{})
+	return err
+}
