@@ -55,6 +55,13 @@ func (c wireConn) CloseWrite() error {
 	return nil
 }
 
+// WriteBuffers writes bufs in one call where the connection can (a TCP
+// socket's writev): connlimit sends an answer's held first part and its
+// rest so (see Holding in httpapi/connlimit/hold.go). The answers it
+// joins are the API's own, never net/http's plain ones that Write
+// replaces.
+func (c wireConn) WriteBuffers(bufs *net.Buffers) (int64, error) { return bufs.WriteTo(c.Conn) }
+
 func (c wireConn) Write(b []byte) (int, error) {
 	if status, text, ok := plainAnswer(b); ok {
 		// b is taken whole either way: a failed replacement is not tried

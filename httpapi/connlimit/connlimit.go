@@ -91,6 +91,10 @@ type conn struct {
 	// the write held meanwhile (see Holding in hold.go).
 	active atomic.Bool
 	held   atomic.Pointer[[]byte]
+	// vec is the wrapped connection's vectored write, nil when it has
+	// none; vecs the buffers of its call.
+	vec  VecWriter
+	vecs [2][]byte
 }
 
 // Wrap bounds the connections accepted from inner.
@@ -161,6 +165,7 @@ func (l *Listener) admit(nc net.Conn, addr netip.Addr) (*conn, *conn, bool) {
 		l.evicted.Add(1)
 	}
 	c := &conn{Conn: nc, l: l, group: group, idleSince: time.Now()}
+	c.vec, _ = nc.(VecWriter)
 	l.idle.pushBack(c)
 	l.conns[c] = struct{}{}
 	l.byAddr[group]++

@@ -1,6 +1,7 @@
 package connlimit
 
 import (
+	"net"
 	"sync"
 	"time"
 )
@@ -15,6 +16,12 @@ import (
 // turning idle or hijacked (ConnState), CloseWrite and Close. A held
 // write that the answer's end sends (an answer of exactly 4 KB) has its
 // own deadline, heldTimeout, as net/http has cleared the answer's.
+//
+// The two go out in one writev when the connection a conn wraps has
+// WriteBuffers (httpapi's wire connection: a TCP socket's net.Buffers),
+// whatever the rest's size and without copying it; otherwise the rest is
+// copied after the held part, up to maxJoined together, and beyond that
+// the two go out one after the other.
 
 const (
 	// holdSize is net/http's connection buffer (newBufioWriterSize(...,
@@ -37,6 +44,9 @@ var joinBufs = sync.Pool{New: func() any { b := make([]byte, 0, maxJoined); retu
 func (c *conn) Write(p []byte) (int, error) {
 	if h := c.held.Swap(nil); h != nil {
 		defer joinBufs.Put(h)
+		if c.vec != nil {
+			return c.writeVec(*h, p)
+		}
 		if len(*h)+len(p) > maxJoined {
 			if n, err := c.write(*h); err != nil || n < len(*h) {
 				return 0, err
@@ -67,4 +77,32 @@ func (c *conn) sendHeld() error {
 	_, err := c.write(*h)
 	c.SetWriteDeadline(time.Time{})
 	return err
+}
+
+// VecWriter is a connection that writes buffers in one call (a socket's
+// writev): see Holding.
+type VecWriter interface {
+	WriteBuffers(*net.Buffers) (int64, error)
+}
+
+// writeVec writes h and then p in one call, returning what it wrote of
+// p; a socket deadline met before the one asked for (see spurious) goes
+// on with the rest.
+func (c *conn) writeVec(h, p []byte) (int, error) {
+	c.vecs = [2][]byte{h, p}
+	bufs := net.Buffers(c.vecs[:])
+	n64, err := c.vec.WriteBuffers(&bufs)
+	c.vecs = [2][]byte{}
+	n := int(n64)
+	if err != nil && n < len(h)+len(p) && c.wd.spurious(err, c.l, c.Conn.SetWriteDeadline) {
+		if n < len(h) {
+			if m, err := c.write(h[n:]); err != nil || m < len(h)-n {
+				return 0, err
+			}
+			return c.write(p)
+		}
+		m, err := c.write(p[n-len(h):])
+		return n - len(h) + m, err
+	}
+	return max(n-len(h), 0), err
 }
