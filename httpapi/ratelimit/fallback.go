@@ -96,7 +96,10 @@ func (f *Fallback) Allow(ctx context.Context, key string, limit int, now time.Ti
 		f.fallbacks.Add(1)
 		return f.local.Allow(ctx, key, limit, now)
 	}
-	if f.downUntil.Swap(0) != 0 {
+	// Read first: while the shared limiter answers, a request writes
+	// nothing here (a swap on every request took the cache line from the
+	// other cores each time).
+	if f.downUntil.Load() != 0 && f.downUntil.Swap(0) != 0 {
 		f.log.Info("shared rate limiter answers again; limits are shared across instances")
 	}
 	if d.Allowed {
