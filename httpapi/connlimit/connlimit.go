@@ -190,7 +190,7 @@ func (l *Listener) release(c *conn) {
 // Close counts the connection out and closes it.
 func (c *conn) Close() error {
 	c.active.Store(false)
-	c.sendHeld()
+	c.dropHeld()
 	c.l.mu.Lock()
 	c.l.release(c)
 	c.l.mu.Unlock()
@@ -201,7 +201,7 @@ func (c *conn) Close() error {
 // (net/http does so after refusing an oversized request).
 func (c *conn) CloseWrite() error {
 	c.active.Store(false)
-	c.sendHeld()
+	c.sendHeld(true)
 	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
 		return cw.CloseWrite()
 	}
@@ -218,7 +218,7 @@ func (l *Listener) ConnState(nc net.Conn, state http.ConnState) {
 	c.answering.Store(state == http.StateActive)
 	c.active.Store(state == http.StateActive)
 	if state != http.StateActive {
-		c.sendHeld()
+		c.sendHeld(true)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -139,7 +139,12 @@ func (c *conn) SetReadDeadline(t time.Time) error {
 }
 
 // SetWriteDeadline keeps t as the write deadline (see Deadlines).
+// What is held goes out first, under the deadline it was written under
+// (see Holding).
 func (c *conn) SetWriteDeadline(t time.Time) error {
+	if c.held.Load() != nil {
+		c.sendHeld(false)
+	}
 	return c.wd.set(t, c.l, nil, c.Conn.SetWriteDeadline)
 }
 

@@ -11,11 +11,17 @@ import (
 // out as the buffer's first 4 KB, flushed full, then the rest, two system
 // calls (a microsecond and a half each in a virtual machine). While a
 // request is answered (StateActive), a conn holds a write of exactly the
-// buffer's size and sends it with the next write, in one system call;
-// whatever ends the answer sends it too: the next write, the connection
-// turning idle or hijacked (ConnState), CloseWrite and Close. A held
-// write that the answer's end sends (an answer of exactly 4 KB) has its
-// own deadline, heldTimeout, as net/http has cleared the answer's.
+// buffer's size and sends it with the next write, in one system call.
+// net/http clears the write deadline right after each answer: a part
+// still held then (an answer of exactly 4 KB ends so) goes out first,
+// under the answer's own deadline, before net/http takes the connection
+// for idle. It goes out too when the connection turns idle or hijacked
+// (ConnState) and at CloseWrite, under a deadline of its own,
+// heldTimeout; Close drops it (see dropHeld). A held part that fails to
+// go out closes the connection, so that no other answer follows a cut
+// one. A handler that flushed exactly a full buffer and then waited
+// would see that part wait for its next write: none of the API's
+// flushes (the live stream hijacks its connection first).
 //
 // The two go out in one writev when the connection a conn wraps has
 // WriteBuffers (httpapi's wire connection: a TCP socket's net.Buffers),
@@ -31,8 +37,8 @@ const (
 	// maxJoined bounds a held write and the next one sent together;
 	// beyond it they go out one after the other.
 	maxJoined = 32 << 10
-	// heldTimeout bounds the write of a held part that an answer's end
-	// sends.
+	// heldTimeout bounds the write of a held part sent when the
+	// connection turns idle or hijacked, or at CloseWrite.
 	heldTimeout = 10 * time.Second
 )
 
@@ -66,17 +72,36 @@ func (c *conn) Write(p []byte) (int, error) {
 	return c.write(p)
 }
 
-// sendHeld writes the held part, if any, within heldTimeout.
-func (c *conn) sendHeld() error {
+// sendHeld writes the held part, if any: under the write deadline set
+// (the answer's), or, with own, under one of heldTimeout of its own. When
+// that fails it closes the connection: net/http counted the part written
+// and must not answer another request on it.
+func (c *conn) sendHeld(own bool) {
 	h := c.held.Swap(nil)
 	if h == nil {
-		return nil
+		return
 	}
 	defer joinBufs.Put(h)
-	c.SetWriteDeadline(time.Now().Add(heldTimeout))
-	_, err := c.write(*h)
-	c.SetWriteDeadline(time.Time{})
-	return err
+	if own {
+		c.wd.set(time.Now().Add(heldTimeout), c.l, nil, c.Conn.SetWriteDeadline)
+	}
+	if _, err := c.write(*h); err != nil {
+		c.Conn.Close()
+	}
+	if own {
+		c.wd.set(time.Time{}, c.l, nil, c.Conn.SetWriteDeadline)
+	}
+}
+
+// dropHeld forgets the held part, if any. Close does: every answer that
+// ends sends its held part when net/http clears its write deadline, so a
+// part still held at Close belongs to an answer being cut (a handler's
+// panic, Server.Close from another goroutine, which must neither wait on
+// a client that does not read nor write out of turn).
+func (c *conn) dropHeld() {
+	if h := c.held.Swap(nil); h != nil {
+		joinBufs.Put(h)
+	}
 }
 
 // VecWriter is a connection that writes buffers in one call (a socket's

@@ -2,12 +2,16 @@ package connlimit_test
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -144,3 +148,120 @@ func TestLargeAnswerThenClose(t *testing.T) {
 		c.Close()
 	}
 }
+
+// exact4K answers /a with an answer of exactly 4,096 bytes (status line,
+// Content-Length, Content-Type, Date and the blank line are 104), whose
+// last flush is a full buffer, held; and anything else with "bbbb".
+func exact4K(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain")
+	if r.URL.Path == "/a" {
+		w.Header().Set("Content-Length", strconv.Itoa(4096-104))
+		io.WriteString(w, strings.Repeat("a", 4096-104))
+		return
+	}
+	io.WriteString(w, "bbbb")
+}
+
+// pipeHTTP serves h through a Listener on one in-memory connection
+// (writes wait for the client's reads) and returns the client's end.
+func pipeHTTP(t *testing.T, h http.HandlerFunc, writeTimeout time.Duration) (*http.Server, net.Conn) {
+	t.Helper()
+	p := &closingPipe{conns: make(chan net.Conn, 1), done: make(chan struct{})}
+	l := connlimit.Wrap(p, connlimit.Options{Max: 10, Busy: httpapi.Busy, DeadlineTick: tick})
+	srv := &http.Server{Handler: h, ConnState: l.ConnState, ReadHeaderTimeout: time.Minute,
+		ReadTimeout: time.Minute, WriteTimeout: writeTimeout, IdleTimeout: time.Minute}
+	a, b := net.Pipe()
+	p.conns <- a
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close(); b.Close() })
+	return srv, b
+}
+
+// The held last 4 KB of an answer goes out under the answer's write
+// deadline, before the connection is idle: a client that reads nothing
+// past the answer's WriteTimeout gets no answer and a closed connection,
+// never the next pipelined request's answer in its place.
+func TestHeldAnswerUnderItsDeadline(t *testing.T) {
+	_, c := pipeHTTP(t, exact4K, 300*time.Millisecond)
+	go io.WriteString(c, "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n")
+	time.Sleep(time.Second) // past the answer's write deadline, reading nothing
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	got, err := io.ReadAll(c)
+	if len(got) > 0 {
+		t.Fatalf("after its write deadline the server sent %q..., %v; want nothing, the connection closed", got[:min(len(got), 40)], err)
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatal("the connection stayed open after its held answer failed to go out")
+	}
+}
+
+// A handler that answers after WriteTimeout has passed sends nothing, as
+// net/http alone does, its held last 4 KB included.
+func TestHeldAnswerAfterWriteTimeout(t *testing.T) {
+	slow := func(w http.ResponseWriter, r *http.Request) { time.Sleep(700 * time.Millisecond); exact4K(w, r) }
+	_, c := pipeHTTP(t, slow, 300*time.Millisecond)
+	go io.WriteString(c, "GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if got, _ := io.ReadAll(c); len(got) > 0 {
+		t.Fatalf("answered %d bytes after WriteTimeout (300 ms) passed; net/http alone sends none", len(got))
+	}
+}
+
+// A graceful Shutdown waits for an answer whose last 4 KB is held, as it
+// waits for any active connection: the client reading late gets it whole.
+func TestHeldAnswerSurvivesShutdown(t *testing.T) {
+	srv, c := pipeHTTP(t, exact4K, time.Minute)
+	go io.WriteString(c, "GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+	time.Sleep(200 * time.Millisecond) // the answer waits on the client's read
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		done <- srv.Shutdown(ctx)
+	}()
+	time.Sleep(300 * time.Millisecond)
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	got, err := io.ReadAll(c)
+	if len(got) != 4096 {
+		t.Fatalf("a graceful Shutdown cut the answer: %d of 4096 bytes (%v)", len(got), err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+}
+
+// Server.Close does not wait on a client that reads nothing for the part
+// an answer holds: the answer is being cut anyway.
+func TestServerCloseWithHeldPart(t *testing.T) {
+	srv, c := pipeHTTP(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "10000")
+		io.WriteString(w, strings.Repeat("a", 5000)) // a full buffer flushed: held
+		time.Sleep(3 * time.Second)
+	}, time.Minute)
+	go io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	srv.Close()
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("Server.Close took %v with a held part and a client reading nothing", took)
+	}
+}
+
+// closingPipe is a pipeListener whose Close ends a waiting Accept (as
+// Server.Close and Shutdown wait for).
+type closingPipe struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func (p *closingPipe) Accept() (net.Conn, error) {
+	select {
+	case c := <-p.conns:
+		return c, nil
+	case <-p.done:
+		return nil, net.ErrClosed
+	}
+}
+func (p *closingPipe) Close() error   { p.once.Do(func() { close(p.done) }); return nil }
+func (p *closingPipe) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80} }
