@@ -248,8 +248,9 @@ func TestDeadlinesPerRequest(t *testing.T) {
 }
 
 // Requests sent together (pipelined), and requests with bodies of every
-// size around the server's read buffer, are each answered in turn on one
-// connection, its background reads answered at once (see conn.Read).
+// size around the server's read buffer, chunked in pieces around it, and
+// after 100 Continue, are each answered in turn on one connection, its
+// background reads answered at once (see conn.Read).
 func TestPipelinedAndBodies(t *testing.T) {
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -281,9 +282,21 @@ func TestPipelinedAndBodies(t *testing.T) {
 		}
 		want = append(want, fmt.Sprintf("%s %d", path, size))
 	}
+	// A chunked body in pieces around the buffer's size, then one that
+	// waits for 100 Continue (sent together here, as a client may).
+	var chunked strings.Builder
+	for _, n := range []int{1, 4090, 7, 4096, 3} {
+		fmt.Fprintf(&chunked, "%x\r\n%s\r\n", n, strings.Repeat("c", n))
+	}
+	reqs = append(reqs, "POST /chunked HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"+chunked.String()+"0\r\n\r\n",
+		"POST /continue HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5000\r\n\r\n"+strings.Repeat("d", 5000))
+	want = append(want, "/chunked 8197", "/continue 5000")
 	answer := func(round, i int) {
 		t.Helper()
 		resp, err := http.ReadResponse(br, nil)
+		for err == nil && resp.StatusCode == http.StatusContinue {
+			resp, err = http.ReadResponse(br, nil) // the interim 100 Continue
+		}
 		if err != nil {
 			t.Fatalf("round %d, answer %d: %v", round, i, err)
 		}
