@@ -25,43 +25,28 @@ import (
 //
 // The two go out in one writev when the connection a conn wraps has
 // WriteBuffers (httpapi's wire connection: a TCP socket's net.Buffers),
-// whatever the rest's size and without copying it; otherwise the rest is
-// copied after the held part, up to maxJoined together, and beyond that
-// the two go out one after the other.
+// whatever the rest's size and without copying it; otherwise one after
+// the other, as net/http writes them.
 
 const (
 	// holdSize is net/http's connection buffer (newBufioWriterSize(...,
 	// 4<<10) in net/http's server.go): a flush of a full one is the first
 	// part of a larger answer.
 	holdSize = 4 << 10
-	// maxJoined bounds a held write and the next one sent together;
-	// beyond it they go out one after the other.
-	maxJoined = 32 << 10
 	// heldTimeout bounds the write of a held part sent when the
 	// connection turns idle or hijacked, or at CloseWrite.
 	heldTimeout = 10 * time.Second
 )
 
-// joinBufs are the buffers of held writes, maxJoined each.
-var joinBufs = sync.Pool{New: func() any { b := make([]byte, 0, maxJoined); return &b }}
+// joinBufs are the buffers of held writes, holdSize each.
+var joinBufs = sync.Pool{New: func() any { b := make([]byte, 0, holdSize); return &b }}
 
 // Write writes p, holding a full buffer's flush while a request is
 // answered (see Holding).
 func (c *conn) Write(p []byte) (int, error) {
 	if h := c.held.Swap(nil); h != nil {
 		defer joinBufs.Put(h)
-		if c.vec != nil {
-			return c.writeVec(*h, p)
-		}
-		if len(*h)+len(p) > maxJoined {
-			if n, err := c.write(*h); err != nil || n < len(*h) {
-				return 0, err
-			}
-			return c.write(p)
-		}
-		*h = append(*h, p...)
-		n, err := c.write(*h)
-		return max(n-holdSize, 0), err
+		return c.writeBoth(*h, p)
 	}
 	if len(p) == holdSize && c.active.Load() {
 		h := joinBufs.Get().(*[]byte)
@@ -110,24 +95,28 @@ type VecWriter interface {
 	WriteBuffers(*net.Buffers) (int64, error)
 }
 
-// writeVec writes h and then p in one call, returning what it wrote of
-// p; a socket deadline met before the one asked for (see spurious) goes
+// writeBoth writes h and then p, in one call where the connection has
+// WriteBuffers, else one after the other, and returns what it wrote of
+// p. A socket deadline met before the one asked for (see spurious) goes
 // on with the rest.
-func (c *conn) writeVec(h, p []byte) (int, error) {
-	c.vecs = [2][]byte{h, p}
-	bufs := net.Buffers(c.vecs[:])
-	n64, err := c.vec.WriteBuffers(&bufs)
-	c.vecs = [2][]byte{}
-	n := int(n64)
-	if err != nil && n < len(h)+len(p) && c.wd.spurious(err, c.l, c.Conn.SetWriteDeadline) {
-		if n < len(h) {
-			if m, err := c.write(h[n:]); err != nil || m < len(h)-n {
-				return 0, err
-			}
-			return c.write(p)
+func (c *conn) writeBoth(h, p []byte) (int, error) {
+	n := 0
+	if c.vec != nil {
+		c.vecs = [2][]byte{h, p}
+		bufs := net.Buffers(c.vecs[:])
+		n64, err := c.vec.WriteBuffers(&bufs)
+		c.vecs = [2][]byte{}
+		n = int(n64)
+		if err == nil || n == len(h)+len(p) || !c.wd.spurious(err, c.l, c.Conn.SetWriteDeadline) {
+			return max(n-len(h), 0), err
 		}
-		m, err := c.write(p[n-len(h):])
-		return n - len(h) + m, err
 	}
-	return max(n-len(h), 0), err
+	if n < len(h) {
+		if m, err := c.write(h[n:]); err != nil || m < len(h)-n {
+			return 0, err
+		}
+		n = len(h)
+	}
+	m, err := c.write(p[n-len(h):])
+	return n - len(h) + m, err
 }
