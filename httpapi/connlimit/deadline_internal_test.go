@@ -14,11 +14,7 @@ import (
 // is later (a sweep that forced the socket's deadline just after a later
 // one was set) clears the socket's and reads on.
 func TestReadAfterRacingSweep(t *testing.T) {
-	l := &Listener{opt: Options{Max: 10}, byAddr: map[netip.Addr]int{}, conns: map[*conn]struct{}{},
-		base: time.Now(), near: int64(200 * time.Millisecond)}
-	a, b := net.Pipe()
-	t.Cleanup(func() { a.Close(); b.Close() })
-	c, _, _ := l.admit(a, netip.AddrFrom4([4]byte{10, 0, 0, 1}))
+	l, c, a, b := sweeplessConn(t, 0)
 	// The state the race leaves: a later deadline asked for, the socket's
 	// set to one that has passed.
 	c.rd.want.Store(int64(time.Since(l.base) + time.Minute))
@@ -94,11 +90,7 @@ func within(t testing.TB, what string, op func() (int, error)) (int, time.Durati
 // with no read waiting, stays off it too, and the next read times out at
 // once.
 func TestDeadlineWithSweepBehind(t *testing.T) {
-	l := &Listener{opt: Options{Max: 10}, byAddr: map[netip.Addr]int{}, conns: map[*conn]struct{}{},
-		base: time.Now().Add(-700 * time.Millisecond), near: int64(200 * time.Millisecond)}
-	a, b := net.Pipe()
-	t.Cleanup(func() { a.Close(); b.Close() })
-	c, _, _ := l.admit(a, netip.AddrFrom4([4]byte{10, 0, 0, 3}))
+	_, c, _, _ := sweeplessConn(t, 700*time.Millisecond)
 
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if c.rd.onSocket.Load() {
@@ -128,12 +120,8 @@ func TestDeadlineWithSweepBehind(t *testing.T) {
 // but not passed by the last sweep's clock reads on: the sweep's clock
 // tells only that a deadline has passed, never that it has not.
 func TestReadNearDeadlineAfterRacingSweep(t *testing.T) {
-	l := &Listener{opt: Options{Max: 10}, byAddr: map[netip.Addr]int{}, conns: map[*conn]struct{}{},
-		base: time.Now().Add(-time.Second), near: int64(200 * time.Millisecond)}
+	l, c, a, b := sweeplessConn(t, time.Second)
 	l.clock.Store(int64(time.Since(l.base)))
-	a, b := net.Pipe()
-	t.Cleanup(func() { a.Close(); b.Close() })
-	c, _, _ := l.admit(a, netip.AddrFrom4([4]byte{10, 0, 0, 4}))
 	c.rd.want.Store(int64(time.Since(l.base) + 150*time.Millisecond))
 	c.rd.onSocket.Store(true)
 	a.SetReadDeadline(time.Unix(1, 0))
@@ -147,11 +135,7 @@ func TestReadNearDeadlineAfterRacingSweep(t *testing.T) {
 // background read) returns at once with nothing; the next one, and any
 // one-byte read while idle, reads the socket.
 func TestBackgroundReadAnsweredAtOnce(t *testing.T) {
-	l := &Listener{opt: Options{Max: 10}, byAddr: map[netip.Addr]int{}, conns: map[*conn]struct{}{},
-		base: time.Now(), near: int64(200 * time.Millisecond)}
-	a, b := net.Pipe()
-	t.Cleanup(func() { a.Close(); b.Close() })
-	c, _, _ := l.admit(a, netip.AddrFrom4([4]byte{10, 0, 0, 5}))
+	l, c, _, b := sweeplessConn(t, 0)
 	l.ConnState(c, http.StateActive)
 	if n, took, err := within(t, "read", func() (int, error) { return c.Read(make([]byte, 1)) }); n != 0 || err != nil || took > time.Second {
 		t.Fatalf("background read: %d, %v after %v; want nothing at once", n, err, took)
@@ -166,4 +150,17 @@ func TestBackgroundReadAnsweredAtOnce(t *testing.T) {
 			t.Fatalf("read after the background read (%v): %d %q, %v; want the byte", state, n, buf, err)
 		}
 	}
+}
+
+// sweeplessConn admits the server end (a) of an in-memory connection (b
+// the client's) to a Listener started ago, whose sweep never runs (its
+// clock stays at its start) and whose near is 200 ms.
+func sweeplessConn(t *testing.T, ago time.Duration) (l *Listener, c *conn, a, b net.Conn) {
+	t.Helper()
+	l = &Listener{opt: Options{Max: 10}, byAddr: map[netip.Addr]int{}, conns: map[*conn]struct{}{},
+		base: time.Now().Add(-ago), near: int64(200 * time.Millisecond)}
+	a, b = net.Pipe()
+	t.Cleanup(func() { a.Close(); b.Close() })
+	c, _, _ = l.admit(a, netip.AddrFrom4([4]byte{10, 0, 0, 1}))
+	return l, c, a, b
 }
