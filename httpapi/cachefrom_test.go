@@ -91,6 +91,23 @@ func cachedServerAt(t *testing.T, now func() time.Time) (*API, *memstore.Store, 
 // cachedServerOf is cachedServerAt with caches of cacheBytes.
 func cachedServerOf(t *testing.T, now func() time.Time, cacheBytes int64) (*API, *memstore.Store, func(path string) string) {
 	t.Helper()
+	a, st, do := keyedServer(t, now, cacheBytes)
+	return a, st, func(path string) string {
+		t.Helper()
+		res, body := do(path)
+		if res.StatusCode != 200 {
+			t.Fatalf("GET %s: %d %s", path, res.StatusCode, body)
+		}
+		a.cache.rc.Wait() // ristretto admits a Set asynchronously
+		return string(body)
+	}
+}
+
+// keyedServer serves a new API (clock now, nil: the real one) over an
+// empty store holding one key of a limit no test reaches, and returns a
+// function that GETs a path with that key: the answer and its body.
+func keyedServer(t *testing.T, now func() time.Time, cacheBytes int64) (*API, *memstore.Store, func(path string) (*http.Response, []byte)) {
+	t.Helper()
 	st := &memstore.Store{}
 	a, err := New(Options{Store: st, CacheBytes: cacheBytes, Now: now, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
@@ -101,7 +118,7 @@ func cachedServerOf(t *testing.T, now func() time.Time, cacheBytes int64) (*API,
 	t.Cleanup(srv.Close)
 	const secret = "grf_0123456789abcdef0123456789abcdef"
 	st.SetKeys(memstore.NewKeySet([][sha256.Size]byte{sha256.Sum256([]byte(secret))}, []memstore.Key{{ID: "k1", Limit: 1 << 30}}, time.Now()))
-	return a, st, func(path string) string {
+	return a, st, func(path string) (*http.Response, []byte) {
 		t.Helper()
 		req, _ := http.NewRequest("GET", srv.URL+path, nil)
 		req.Header.Set("Authorization", "Bearer "+secret)
@@ -111,11 +128,7 @@ func cachedServerOf(t *testing.T, now func() time.Time, cacheBytes int64) (*API,
 		}
 		defer res.Body.Close()
 		body, _ := io.ReadAll(res.Body)
-		if res.StatusCode != 200 {
-			t.Fatalf("GET %s: %d %s", path, res.StatusCode, body)
-		}
-		a.cache.rc.Wait() // ristretto admits a Set asynchronously
-		return string(body)
+		return res, body
 	}
 }
 

@@ -2,12 +2,8 @@ package httpapi
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -697,25 +693,10 @@ func TestTrendsDroppedAtSwap(t *testing.T) {
 // unknown slug's a 404; once it is loaded, the trend.
 func TestTrendWhileHistoryLoads(t *testing.T) {
 	now := time.Now().UTC()
-	st := &memstore.Store{}
-	a, err := New(Options{Store: st, CacheBytes: 1 << 20, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Close)
-	srv := httptest.NewServer(a.Handler())
-	t.Cleanup(srv.Close)
-	const secret = "grf_0123456789abcdef0123456789abcdef"
-	st.SetKeys(memstore.NewKeySet([][sha256.Size]byte{sha256.Sum256([]byte(secret))}, []memstore.Key{{ID: "k1"}}, now))
+	_, st, do := keyedServer(t, nil, 1<<20)
 	get := func(path string) (int, http.Header) {
 		t.Helper()
-		req, _ := http.NewRequest("GET", srv.URL+path, nil)
-		req.Header.Set("Authorization", "Bearer "+secret)
-		res, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
+		res, _ := do(path)
 		return res.StatusCode, res.Header
 	}
 	in := testInput(1, now)
