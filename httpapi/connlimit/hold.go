@@ -44,9 +44,11 @@ var joinBufs = sync.Pool{New: func() any { b := make([]byte, 0, holdSize); retur
 // Write writes p, holding a full buffer's flush while a request is
 // answered (see Holding).
 func (c *conn) Write(p []byte) (int, error) {
-	if h := c.held.Swap(nil); h != nil {
-		defer joinBufs.Put(h)
-		return c.writeBoth(*h, p)
+	if c.held.Load() != nil { // a load first: most writes find nothing held
+		if h := c.held.Swap(nil); h != nil {
+			defer joinBufs.Put(h)
+			return c.writeBoth(*h, p)
+		}
 	}
 	if len(p) == holdSize && c.active.Load() {
 		h := joinBufs.Get().(*[]byte)
