@@ -1,7 +1,10 @@
 package loader
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -53,10 +56,109 @@ func TestVoteWindowsCountLikeSQL(t *testing.T) {
 	for _, id := range ids {
 		w.setFlag(id, nil)
 	}
-	if n := w.since(now.Add(-voteWindow)); n != 0 || len(w.minutes) != 0 || len(w.byFlag) != 0 {
-		t.Fatalf("after removing every flag: %d votes, %d minutes, %d flags", n, len(w.minutes), len(w.byFlag))
+	minutes := 0
+	for _, s := range w.minutes {
+		if s.n > 0 {
+			minutes++
+		}
+	}
+	if n := w.since(now.Add(-voteWindow)); n != 0 || minutes != 0 || len(w.flags) != 0 || w.held != 0 {
+		t.Fatalf("after removing every flag: %d votes, %d minutes, %d flags, %d times held", n, minutes, len(w.flags), w.held)
 	}
 	if !w.covers(now.Add(36*time.Hour)) || w.covers(now.Add(49*time.Hour)) {
 		t.Error("covers: the windows span 30 days plus two days of ticks")
+	}
+}
+
+// A time far ahead of the windows (a clock that ran ahead) counts after
+// every edge, and leaves with its flag, though it is saturated.
+func TestVoteWindowsFarFuture(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	w := newVoteWindows(now)
+	far := now.Add(100 * 24 * time.Hour).UnixMilli()
+	w.setFlag("a", []int64{now.Add(-time.Hour).UnixMilli(), far, far + 1, math.MaxInt64})
+	if got := w.since(now.Add(-24 * time.Hour)); got != 4 {
+		t.Fatalf("since a day ago = %d, want 4", got)
+	}
+	w.setFlag("a", []int64{far})
+	if got := w.since(now.Add(-24 * time.Hour)); got != 1 {
+		t.Fatalf("after replacing: since a day ago = %d, want 1", got)
+	}
+	w.setFlag("a", nil)
+	if got := w.since(now.Add(-voteWindow)); got != 0 || w.held != 0 {
+		t.Fatalf("after removing: %d votes, %d times held", got, w.held)
+	}
+}
+
+// However many loads replace, remove and add flags' votes, the windows
+// hold at most about twice what the votes and ids held take: the pool of
+// times and the chunks of ids are compacted.
+func TestVoteWindowsBounded(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	w := newVoteWindows(now)
+	rng := rand.New(rand.NewPCG(3, 4))
+	span := voteWindow.Milliseconds()
+	for step := range 200_000 {
+		// 500 flags live at a time, each load a new id for one of them.
+		id := fmt.Sprintf("flag-%d-%d", step%500, step/5000)
+		if step%7 == 0 {
+			w.setFlag(fmt.Sprintf("flag-%d-%d", step%500, step/5000-1), nil)
+		}
+		ts := make([]int64, rng.IntN(40))
+		for i := range ts {
+			ts[i] = now.UnixMilli() - rng.Int64N(span)
+		}
+		slices.Sort(ts)
+		w.setFlag(id, ts)
+		var votes int
+		for _, k := range w.flags {
+			votes += int(w.slabs[k].n)
+		}
+		if step%1000 == 0 {
+			// A flag's slab and its minutes' take twice its votes at most,
+			// the minutes' growth room another two, and the pool up to
+			// twice that before it is compacted.
+			if len(w.pool) > 2*6*votes+4096+80 {
+				t.Fatalf("step %d: a pool of %d times for %d votes", step, len(w.pool), votes)
+			}
+			if w.deadKeys > w.keyBytes+keyChunk {
+				t.Fatalf("step %d: %d bytes of removed ids kept for %d held", step, w.deadKeys, w.keyBytes)
+			}
+			if int64(votes) != w.since(now.Add(-voteWindow)) {
+				t.Fatalf("step %d: %d votes held, %d counted", step, votes, w.since(now.Add(-voteWindow)))
+			}
+		}
+	}
+	if len(w.slabs) > 1000 {
+		t.Errorf("%d flag slots for at most 1,000 flags held at once", len(w.slabs))
+	}
+}
+
+// The windows are a few objects for the collector to mark however many
+// votes they hold, not one or more per flag and minute.
+func TestVoteWindowsFewObjects(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	objects := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapObjects
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	span := voteWindow.Milliseconds()
+	before := objects()
+	w := newVoteWindows(now)
+	for i := range 20_000 {
+		ts := make([]int64, 1+rng.IntN(20))
+		for j := range ts {
+			ts[j] = now.UnixMilli() - rng.Int64N(span)
+		}
+		slices.Sort(ts)
+		w.setFlag(fmt.Sprintf("flg_%012x", i), ts)
+	}
+	after := objects()
+	runtime.KeepAlive(w)
+	if n := after - min(after, before); n > 500 {
+		t.Errorf("the windows of 20,000 flags are %d heap objects; want a few", n)
 	}
 }
