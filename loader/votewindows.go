@@ -37,9 +37,8 @@ type voteWindows struct {
 	// minutes[m] is minute m's vote times, ascending.
 	minutes []slab
 	// pool holds every slab's times, ms after base (saturated, see rel);
-	// held is the room the slabs take of it, the rest freed.
+	// each time held is in two slabs, its flag's and its minute's.
 	pool []uint32
-	held int
 	// keys is the chunk the next id is copied into; keyBytes the bytes of
 	// the ids of flags held, deadKeys those of flags removed, still in
 	// their chunks.
@@ -104,12 +103,8 @@ func (w *voteWindows) times(s slab) []uint32 { return w.pool[s.off : s.off+s.n :
 func (w *voteWindows) alloc(size int) slab {
 	off := len(w.pool)
 	w.pool = slices.Grow(w.pool, size)[:off+size]
-	w.held += size
 	return slab{off: uint32(off), size: uint32(size)}
 }
-
-// release gives s's room back.
-func (w *voteWindows) release(s slab) { w.held -= int(s.size) }
 
 // setFlag replaces the vote times of a flag (nil: it has none, or it is
 // not approved). times must be ascending; it is not kept.
@@ -130,7 +125,6 @@ func (w *voteWindows) setFlag(id string, times []int64) {
 	}
 	switch {
 	case n == 0 && had:
-		w.release(s)
 		delete(w.flags, id)
 		w.slabs[k] = slab{}
 		w.free = append(w.free, k)
@@ -142,7 +136,6 @@ func (w *voteWindows) setFlag(id string, times []int64) {
 		k = w.newFlag(id)
 		s = w.alloc(n)
 	case n > int(s.size):
-		w.release(s)
 		s = w.alloc(n)
 	}
 	if n > 0 {
@@ -194,7 +187,6 @@ func (w *voteWindows) add(rel uint32) {
 	if s.n == s.size {
 		grown := w.alloc(max(4, 2*int(s.size)))
 		grown.n = uint32(copy(w.pool[grown.off:grown.off+grown.size], w.times(*s)))
-		w.release(*s)
 		*s = grown
 	}
 	ts := w.pool[s.off : s.off+s.n+1]
@@ -218,18 +210,20 @@ func (w *voteWindows) remove(rel uint32) {
 	s.n--
 	w.bump(m, -1)
 	if s.n == 0 {
-		w.release(*s)
 		*s = slab{}
 	}
 }
 
-// compact copies the slabs to a new pool, and the ids to new chunks,
-// when more than half of either is room no one holds: so the windows
-// hold at most about twice what their votes and ids take, however many
-// loads change them.
+// compact copies the slabs to a new pool, each with no room to spare,
+// when the pool is more than four times what the times held take (each
+// twice: a minute's slab grows by doubling, a flag's keeps its room when
+// its times become fewer, and a slab left behind is freed room); and the
+// ids to new chunks when more of their bytes are a removed flag's than a
+// held one's: so the windows hold a bounded multiple of what their votes
+// and ids take, however many loads change them.
 func (w *voteWindows) compact() {
-	if len(w.pool) > 2*w.held+4096 {
-		pool := make([]uint32, 0, w.held)
+	if held := 2 * int(w.through(int32(len(w.tree)-2))); len(w.pool) > 4*held+4096 {
+		pool := make([]uint32, 0, held)
 		move := func(s *slab) {
 			if s.size == 0 {
 				return
@@ -244,7 +238,7 @@ func (w *voteWindows) compact() {
 		for i := range w.minutes {
 			move(&w.minutes[i])
 		}
-		w.pool, w.held = pool, len(pool)
+		w.pool = pool
 	}
 	if w.deadKeys > w.keyBytes+keyChunk {
 		flags := make(map[string]int32, len(w.flags))

@@ -62,8 +62,8 @@ func TestVoteWindowsCountLikeSQL(t *testing.T) {
 			minutes++
 		}
 	}
-	if n := w.since(now.Add(-voteWindow)); n != 0 || minutes != 0 || len(w.flags) != 0 || w.held != 0 {
-		t.Fatalf("after removing every flag: %d votes, %d minutes, %d flags, %d times held", n, minutes, len(w.flags), w.held)
+	if n := w.since(now.Add(-voteWindow)); n != 0 || minutes != 0 || len(w.flags) != 0 || len(w.pool) > 4096 {
+		t.Fatalf("after removing every flag: %d votes, %d minutes, %d flags, a pool of %d", n, minutes, len(w.flags), len(w.pool))
 	}
 	if !w.covers(now.Add(36*time.Hour)) || w.covers(now.Add(49*time.Hour)) {
 		t.Error("covers: the windows span 30 days plus two days of ticks")
@@ -85,8 +85,8 @@ func TestVoteWindowsFarFuture(t *testing.T) {
 		t.Fatalf("after replacing: since a day ago = %d, want 1", got)
 	}
 	w.setFlag("a", nil)
-	if got := w.since(now.Add(-voteWindow)); got != 0 || w.held != 0 {
-		t.Fatalf("after removing: %d votes, %d times held", got, w.held)
+	if got := w.since(now.Add(-voteWindow)); got != 0 || len(w.flags) != 0 {
+		t.Fatalf("after removing: %d votes, %d flags", got, len(w.flags))
 	}
 }
 
@@ -115,10 +115,9 @@ func TestVoteWindowsBounded(t *testing.T) {
 			votes += int(w.slabs[k].n)
 		}
 		if step%1000 == 0 {
-			// A flag's slab and its minutes' take twice its votes at most,
-			// the minutes' growth room another two, and the pool up to
-			// twice that before it is compacted.
-			if len(w.pool) > 2*6*votes+4096+80 {
+			// Each vote is in two slabs; the pool is compacted past four
+			// times that.
+			if len(w.pool) > 4*2*votes+4096+80 {
 				t.Fatalf("step %d: a pool of %d times for %d votes", step, len(w.pool), votes)
 			}
 			if w.deadKeys > w.keyBytes+keyChunk {
@@ -131,6 +130,34 @@ func TestVoteWindowsBounded(t *testing.T) {
 	}
 	if len(w.slabs) > 1000 {
 		t.Errorf("%d flag slots for at most 1,000 flags held at once", len(w.slabs))
+	}
+}
+
+// A flag whose votes become fewer gives the room back: many flags that
+// had a thousand votes and keep one leave a pool near what one vote each
+// takes, not the thousands they held.
+func TestVoteWindowsShrink(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	w := newVoteWindows(now)
+	rng := rand.New(rand.NewPCG(7, 8))
+	span := voteWindow.Milliseconds()
+	const flags = 200
+	for i := range flags {
+		ts := make([]int64, 1000)
+		for j := range ts {
+			ts[j] = now.UnixMilli() - rng.Int64N(span)
+		}
+		slices.Sort(ts)
+		w.setFlag(fmt.Sprint("flag-", i), ts)
+	}
+	for i := range flags {
+		w.setFlag(fmt.Sprint("flag-", i), []int64{now.UnixMilli() - rng.Int64N(span)})
+	}
+	if got := w.since(now.Add(-voteWindow)); got != flags {
+		t.Fatalf("%d votes counted, want %d", got, flags)
+	}
+	if len(w.pool) > 4*2*flags+4096 {
+		t.Errorf("a pool of %d times for %d votes", len(w.pool), flags)
 	}
 }
 
