@@ -30,7 +30,7 @@ func pipeConn(t *testing.T, every time.Duration) (server, client net.Conn) {
 // pipeConnOf is pipeConn and its Listener.
 func pipeConnOf(t *testing.T, every time.Duration) (_ *connlimit.Listener, server, client net.Conn) {
 	t.Helper()
-	p := &pipeListener{make(chan net.Conn, 1)}
+	p := newPipeListener(1)
 	l := connlimit.Wrap(p, connlimit.Options{Max: 10, Busy: httpapi.Busy, DeadlineTick: every})
 	t.Cleanup(func() { l.Close() })
 	a, b := net.Pipe()

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,16 +16,30 @@ import (
 // pipeListener hands out the server ends of in-memory connections that
 // claim to come from any address the test names: the loopback interface
 // holds one IPv6 address only, so hosts of one /64 cannot be dialled from.
-type pipeListener struct{ conns chan net.Conn }
+// Closing conns, or the listener (as Server.Close and Shutdown do, which
+// wait for a waiting Accept to end), ends Accept.
+type pipeListener struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+// newPipeListener makes a pipeListener whose conns holds n connections.
+func newPipeListener(n int) *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn, n), done: make(chan struct{})}
+}
 
 func (p *pipeListener) Accept() (net.Conn, error) {
-	c, ok := <-p.conns
-	if !ok {
-		return nil, net.ErrClosed
+	select {
+	case c, ok := <-p.conns:
+		if ok {
+			return c, nil
+		}
+	case <-p.done:
 	}
-	return c, nil
+	return nil, net.ErrClosed
 }
-func (p *pipeListener) Close() error   { return nil }
+func (p *pipeListener) Close() error   { p.once.Do(func() { close(p.done) }); return nil }
 func (p *pipeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv6loopback, Port: 80} }
 
 // fromConn is a connection whose peer is remote.
@@ -40,7 +55,7 @@ func (c fromConn) RemoteAddr() net.Addr { return c.remote }
 // must have been answered 503).
 func offerer(t *testing.T, opt connlimit.Options) func(ip string) bool {
 	t.Helper()
-	inner := &pipeListener{conns: make(chan net.Conn)}
+	inner := newPipeListener(0)
 	opt.Busy = httpapi.Busy
 	l := connlimit.Wrap(inner, opt)
 	accepted := make(chan net.Conn)

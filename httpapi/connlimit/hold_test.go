@@ -11,7 +11,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -166,7 +165,7 @@ func exact4K(w http.ResponseWriter, r *http.Request) {
 // (writes wait for the client's reads) and returns the client's end.
 func pipeHTTP(t *testing.T, h http.HandlerFunc, writeTimeout time.Duration) (*http.Server, net.Conn) {
 	t.Helper()
-	p := &closingPipe{conns: make(chan net.Conn, 1), done: make(chan struct{})}
+	p := newPipeListener(1)
 	l := connlimit.Wrap(p, connlimit.Options{Max: 10, Busy: httpapi.Busy, DeadlineTick: tick})
 	srv := &http.Server{Handler: h, ConnState: l.ConnState, ReadHeaderTimeout: time.Minute,
 		ReadTimeout: time.Minute, WriteTimeout: writeTimeout, IdleTimeout: time.Minute}
@@ -246,22 +245,3 @@ func TestServerCloseWithHeldPart(t *testing.T) {
 		t.Fatalf("Server.Close took %v with a held part and a client reading nothing", took)
 	}
 }
-
-// closingPipe is a pipeListener whose Close ends a waiting Accept (as
-// Server.Close and Shutdown wait for).
-type closingPipe struct {
-	conns chan net.Conn
-	done  chan struct{}
-	once  sync.Once
-}
-
-func (p *closingPipe) Accept() (net.Conn, error) {
-	select {
-	case c := <-p.conns:
-		return c, nil
-	case <-p.done:
-		return nil, net.ErrClosed
-	}
-}
-func (p *closingPipe) Close() error   { p.once.Do(func() { close(p.done) }); return nil }
-func (p *closingPipe) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80} }
