@@ -88,6 +88,12 @@ func TestVoteWindowsFarFuture(t *testing.T) {
 	if got := w.since(now.Add(-voteWindow)); got != 0 || len(w.flags) != 0 {
 		t.Fatalf("after removing: %d votes, %d flags", got, len(w.flags))
 	}
+	// A flag whose votes all fall before the windows holds nothing.
+	w = newVoteWindows(now)
+	w.setFlag("old", []int64{now.Add(-40 * 24 * time.Hour).UnixMilli(), now.Add(-31 * 24 * time.Hour).UnixMilli()})
+	if got := w.since(now.Add(-voteWindow)); got != 0 || len(w.flags) != 0 || len(w.pool) != 0 {
+		t.Fatalf("a flag of old votes only: %d votes, %d flags, a pool of %d", got, len(w.flags), len(w.pool))
+	}
 }
 
 // However many loads replace, remove and add flags' votes, the windows
