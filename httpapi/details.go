@@ -39,7 +39,7 @@ import (
 // the answers' table (see answers) is one too, keyed by raw query, its
 // entries those of one snapshot, without a gate.
 type details struct {
-	ways    []atomic.Pointer[detailEntry] // setWays per set, the newest first
+	ways    []way // setWays per set, the newest first
 	sets    uint64
 	maxBody int
 	seed    maphash.Seed
@@ -59,6 +59,28 @@ type details struct {
 	_    [64]byte
 	hits atomic.Uint64 // lookups it answered; a miss is the response cache's lookup
 	_    [56]byte
+}
+
+// way is one entry's place in a set, with the entry's slot as its tag
+// (tagOf) beside it: a lookup passes the ways of other slots without
+// reading their entries, each a cache miss under load. The tag is only a
+// filter: a lookup whose tag matches checks the entry itself, so a tag
+// and an entry stored a moment apart can cost a miss, never a wrong
+// answer.
+type way struct {
+	tag atomic.Uint32
+	e   atomic.Pointer[detailEntry]
+}
+
+// tagOf is the tag of slot's entries; 0 is an empty way's.
+func tagOf(slot int) uint32 { return uint32(slot) + 1 }
+
+// tagOfEntry is the tag of e's way, 0 for none.
+func tagOfEntry(e *detailEntry) uint32 {
+	if e == nil {
+		return 0
+	}
+	return tagOf(e.slot)
 }
 
 type detailEntry struct {
@@ -153,7 +175,7 @@ func newTable(maxBytes int64, maxBody int, perEntry int64) *details {
 	}
 	sets := max(maxBytes/perEntry/setWays, 1)
 	// A table of less than one set still holds a set's entries at perEntry.
-	return &details{ways: make([]atomic.Pointer[detailEntry], setWays*sets), sets: uint64(sets), maxBody: maxBody,
+	return &details{ways: make([]way, setWays*sets), sets: uint64(sets), maxBody: maxBody,
 		seed: maphash.MakeSeed(), spread: 1, inserts: make([]sync.Mutex, sets), budget: max(maxBytes, setWays*perEntry)}
 }
 
@@ -166,7 +188,7 @@ func (d *details) slotFor(key string, n int) int { return d.slotOf(key) + n%d.sp
 
 // set is the set of slot: the slot spread over 32 bits, then scaled to
 // the sets by a multiplication, not a division.
-func (d *details) set(slot int) ([]atomic.Pointer[detailEntry], *sync.Mutex) {
+func (d *details) set(slot int) ([]way, *sync.Mutex) {
 	h := uint64(uint32(slot) * 0x9E3779B1)
 	i := h * d.sets >> 32
 	return d.ways[i*setWays:][:setWays], &d.inserts[i]
@@ -182,8 +204,12 @@ func (d *details) find(slot int, key string, serial uint64, rest [2]uint64) *res
 		return nil
 	}
 	set, _ := d.set(slot)
+	tag := tagOf(slot)
 	for i := range set {
-		if e := set[i].Load(); e != nil && e.key == key && e.stamp[0] <= serial && e.stamp[1] == rest[0] && e.stamp[2] == rest[1] {
+		if set[i].tag.Load() != tag {
+			continue
+		}
+		if e := set[i].e.Load(); e != nil && e.key == key && e.stamp[0] <= serial && e.stamp[1] == rest[0] && e.stamp[2] == rest[1] {
 			d.hits.Add(1)
 			return e.r
 		}
@@ -247,8 +273,12 @@ func (d *details) fill(slot int, key string, st stamp, src source, c *cache, cke
 // slot, nil when it holds none.
 func (d *details) lookup(slot int, st stamp, key string) *response {
 	set, _ := d.set(slot)
+	tag := tagOf(slot)
 	for i := range set {
-		if e := set[i].Load(); e != nil && e.stamp == st && e.key == key {
+		if set[i].tag.Load() != tag {
+			continue
+		}
+		if e := set[i].e.Load(); e != nil && e.stamp == st && e.key == key {
 			d.hits.Add(1)
 			return e.r
 		}
@@ -298,7 +328,7 @@ func (d *details) keep(slot int, st stamp, key string, r *response) (*response, 
 	}
 	from := len(set) - 1 // the way the new entry frees: the oldest
 	for i := range set {
-		e := set[i].Load()
+		e := set[i].e.Load()
 		if e == nil {
 			continue
 		}
@@ -321,7 +351,7 @@ func (d *details) keep(slot int, st stamp, key string, r *response) (*response, 
 	n := 1
 	delta := e.cost
 	for i := range set {
-		x := set[i].Load()
+		x := set[i].e.Load()
 		switch {
 		case x == nil:
 		case i == from:
@@ -348,7 +378,8 @@ func (d *details) keep(slot int, st stamp, key string, r *response) (*response, 
 	// A lookup racing with the rewrite may miss an entry moving down, and
 	// renders the same body again: that only costs a render.
 	for i := len(set) - 1; i >= 0; i-- {
-		set[i].Store(next[i])
+		set[i].e.Store(next[i])
+		set[i].tag.Store(tagOfEntry(next[i]))
 	}
 	return r, true
 }
@@ -376,10 +407,11 @@ func (d *details) dropKey(key string) {
 
 // dropIn takes out the entries of set (whose lock is held) that dead
 // reports, giving back their bytes.
-func (d *details) dropIn(set []atomic.Pointer[detailEntry], dead func(*detailEntry) bool) {
+func (d *details) dropIn(set []way, dead func(*detailEntry) bool) {
 	for j := range set {
-		if e := set[j].Load(); e != nil && dead(e) {
-			set[j].Store(nil)
+		if e := set[j].e.Load(); e != nil && dead(e) {
+			set[j].tag.Store(0)
+			set[j].e.Store(nil)
 			d.held.Add(-e.cost)
 		}
 	}

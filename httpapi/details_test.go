@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -164,7 +163,7 @@ func TestDetailsTable(t *testing.T) {
 	// Consecutive slots spread over the sets: none holds far more than
 	// its share.
 	big := newDetails(1000 * setWays * detailEntryCost)
-	per := map[*atomic.Pointer[detailEntry]]int{}
+	per := map[*way]int{}
 	for slot := range 4000 {
 		ways, _ := big.set(slot)
 		per[&ways[0]]++
@@ -200,7 +199,7 @@ func TestDetailsTable(t *testing.T) {
 // holds reports whether the table holds an entry of key.
 func (d *details) holds(key string) bool {
 	for i := range d.ways {
-		if e := d.ways[i].Load(); e != nil && e.key == key {
+		if e := d.ways[i].e.Load(); e != nil && e.key == key {
 			return true
 		}
 	}
@@ -470,7 +469,7 @@ func heldBy(d *details) int64 {
 	var sum int64
 	seen := map[*detailEntry]bool{}
 	for i := range d.ways {
-		if e := d.ways[i].Load(); e != nil && !seen[e] {
+		if e := d.ways[i].e.Load(); e != nil && !seen[e] {
 			seen[e] = true
 			sum += e.cost
 		}
@@ -501,7 +500,7 @@ func TestTableBytes(t *testing.T) {
 	}
 	kept := func() (keys []int) {
 		for i := range d.ways {
-			if e := d.ways[i].Load(); e != nil {
+			if e := d.ways[i].e.Load(); e != nil {
 				k, _ := strconv.Atoi(e.key)
 				keys = append(keys, k)
 			}
@@ -612,7 +611,7 @@ func TestTrendHistorySupersedes(t *testing.T) {
 		t.Helper()
 		var got []entry
 		for i := range d.ways {
-			if e := d.ways[i].Load(); e != nil {
+			if e := d.ways[i].e.Load(); e != nil {
 				got = append(got, entry{e.key, e.stamp})
 			}
 		}
@@ -661,7 +660,7 @@ func TestTrendsDroppedAtSwap(t *testing.T) {
 	d.gate.swap(s)
 	count := func(slug string) (n int) {
 		for i := range d.ways {
-			if e := d.ways[i].Load(); e != nil && e.key == slug {
+			if e := d.ways[i].e.Load(); e != nil && e.key == slug {
 				n++
 			}
 		}
@@ -720,5 +719,42 @@ func TestTrendWhileHistoryLoads(t *testing.T) {
 	st.SetSnapshot(next)
 	if code, _ := get(trend); code != 200 {
 		t.Errorf("once the history is loaded: %d, want 200", code)
+	}
+}
+
+// A way's tag is what a lookup reads first: an entry is found through a
+// way whose tag is its slot's, never through one whose tag is another's,
+// and a tag that names the looked-up slot over an entry of another key or
+// stamp (a tag and an entry stored a moment apart) answers nothing.
+func TestDetailsWayTags(t *testing.T) {
+	d := newTable(setWays*entryCost(64), 64, entryCost(64)) // one set, no gate: the answers' table
+	st := stamp{7, 1, 2}
+	a, b := "a=1", "b=2"
+	ra := newResponse([]byte(`{"a":1}`))
+	if _, ok := d.keep(d.slotOf(a), st, a, ra); !ok {
+		t.Fatal("the table kept nothing")
+	}
+	if r := d.lookup(d.slotOf(a), st, a); r != ra {
+		t.Fatalf("lookup after keep = %v, want the kept response", r)
+	}
+	set, _ := d.set(d.slotOf(a))
+	if got, want := set[0].tag.Load(), tagOf(d.slotOf(a)); got != want {
+		t.Fatalf("the new entry's way has tag %d, want its slot's, %d", got, want)
+	}
+	set[0].tag.Store(tagOf(d.slotOf(a)) + 1)
+	if r := d.lookup(d.slotOf(a), st, a); r != nil {
+		t.Error("an entry was found through a way tagged for another slot")
+	}
+	set[0].tag.Store(tagOf(d.slotOf(b)))
+	if r := d.lookup(d.slotOf(b), st, b); r != nil {
+		t.Errorf("a way tagged for %q over %q's entry answered %q", b, a, r.body)
+	}
+	set[0].tag.Store(tagOf(d.slotOf(a)))
+	if r := d.lookup(d.slotOf(a), stamp{8, 1, 2}, a); r != nil {
+		t.Error("an entry of another stamp answered")
+	}
+	d.drop(func(stamp) bool { return true })
+	if set[0].tag.Load() != 0 || set[0].e.Load() != nil {
+		t.Error("a dropped entry's way keeps its tag or entry")
 	}
 }

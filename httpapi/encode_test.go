@@ -271,3 +271,30 @@ func TestAppendTimeMS(t *testing.T) {
 		}
 	}
 }
+
+// A payload's header values, backed by one array in the payload, are its
+// body's ETag, length and gzip ETag, and each slice is capped at its own
+// value: a handler appending to one (h.Add) gets a copy, never writes the
+// next.
+func TestPayloadValues(t *testing.T) {
+	for _, n := range []int{0, 9, 99, minGzip - 1, minGzip, 5000} {
+		body := bytes.Repeat([]byte{'x'}, n)
+		p := newResponse(body)
+		tag := etag(body)
+		if len(p.etag) != 1 || p.etag[0] != tag || len(p.length) != 1 || p.length[0] != strconv.Itoa(n) {
+			t.Fatalf("%d bytes: etag %q, length %q; want [%s] [%d]", n, p.etag, p.length, tag, n)
+		}
+		if n >= minGzip != (p.gzETag != nil) || (p.gzETag != nil && (len(p.gzETag) != 1 || p.gzETag[0] != gzETag(tag))) {
+			t.Fatalf("%d bytes: gzip ETag %q", n, p.gzETag)
+		}
+		for _, v := range [][]string{p.etag, p.length, p.gzETag} {
+			if cap(v) > 1 {
+				t.Fatalf("%d bytes: a header value's slice has room for %d", n, cap(v))
+			}
+			_ = append(v, "more")
+		}
+		if p.etag[0] != tag || p.length[0] != strconv.Itoa(n) {
+			t.Fatalf("%d bytes: an append to one value changed another", n)
+		}
+	}
+}

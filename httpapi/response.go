@@ -22,12 +22,18 @@ import (
 // 8.8.3.3): the body's tag with "-gz" inside the quotes, known before the
 // form is made, so a 304 compresses nothing.
 type payload struct {
-	body    []byte
-	etag    []string // the ETag header's value
-	length  []string // Content-Length of body
-	gzLevel int
-	gzETag  []string // the ETag of the gzip form; nil below minGzip
+	// What every request that sends the payload reads comes first, on
+	// two cache lines: the body, and the header values, whose slices
+	// are backed by vals, in the payload itself, and whose strings share
+	// one allocation. Six objects of their own, spread over as many
+	// spans, were as many cache misses a request (see bench/README.md).
+	body   []byte
+	etag   []string // the ETag header's value
+	length []string // Content-Length of body
+	gzETag []string // the ETag of the gzip form; nil below minGzip
+	vals   [3]string
 
+	gzLevel  int
 	gzOnce   sync.Once
 	gz       []byte
 	gzLength []string // Content-Length of gz
@@ -37,9 +43,17 @@ type payload struct {
 }
 
 func newPayload(body []byte, etag string, gzLevel int) *payload {
-	p := &payload{body: body, etag: []string{etag}, length: []string{strconv.Itoa(len(body))}, gzLevel: gzLevel}
+	p := &payload{body: body, gzLevel: gzLevel}
+	length := strconv.Itoa(len(body))
+	gzTag := ""
 	if len(body) >= minGzip {
-		p.gzETag = []string{gzETag(etag)}
+		gzTag = gzETag(etag)
+	}
+	all := etag + length + gzTag
+	p.vals = [3]string{all[:len(etag)], all[len(etag) : len(etag)+len(length)], all[len(etag)+len(length):]}
+	p.etag, p.length = p.vals[0:1:1], p.vals[1:2:2]
+	if gzTag != "" {
+		p.gzETag = p.vals[2:3:3]
 	}
 	return p
 }

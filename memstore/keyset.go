@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Key is an API key on file, known by the SHA-256 hash of its secret.
@@ -33,14 +34,41 @@ type KeySet struct {
 
 	seed  maphash.Seed
 	shift uint // a hash's top bits choose its set of seen slots
-	seen  []atomic.Pointer[seenKey]
+	seen  []seenSlot
 }
 
-// seenKey is a secret a request presented and the key it belongs to.
+// seenSlot is one slot of the seen table: its entry, and the entry's hash
+// beside it, so that a lookup passes the other entries of a set without
+// reading them (each one a cache miss under load). The hash is stored
+// after the entry, and a lookup trusts neither: it reads the entry when
+// the hash is the token's, and compares the secret.
+type seenSlot struct {
+	hash atomic.Uint64
+	e    atomic.Pointer[seenKey]
+}
+
+// seenKey is a secret a request presented and the key it belongs to. The
+// secret's and the key id's bytes are in text when they fit, so a lookup
+// and the limiter after it read one object, not three.
 type seenKey struct {
 	hash   uint64 // maphash of secret, under the set's seed
 	secret string
 	key    Key
+	text   [80]byte
+}
+
+// newSeenKey is the entry of secret, of hash h, for k.
+func newSeenKey(h uint64, secret string, k Key) *seenKey {
+	e := &seenKey{hash: h, key: k}
+	if len(secret)+len(k.ID) > len(e.text) || len(secret) == 0 || len(k.ID) == 0 {
+		e.secret = strings.Clone(secret)
+		return e
+	}
+	n := copy(e.text[:], secret)
+	copy(e.text[n:], k.ID)
+	e.secret = unsafe.String(&e.text[0], n)
+	e.key.ID = unsafe.String(&e.text[n], len(k.ID))
+	return e
 }
 
 // seenWays is the number of slots of one set of the seen table.
@@ -55,7 +83,7 @@ func NewKeySet(hashes [][sha256.Size]byte, keys []Key, loadedAt time.Time) *KeyS
 		ks.ids[k.ID] = struct{}{}
 	}
 	slots := 1 << bits.Len(uint(min(max(2*len(keys), 64), 8192)-1))
-	ks.seen = make([]atomic.Pointer[seenKey], slots)
+	ks.seen = make([]seenSlot, slots)
 	ks.shift = uint(64 - bits.Len(uint(slots/seenWays)-1))
 	return ks
 }
@@ -74,7 +102,10 @@ func (ks *KeySet) Lookup(token string) (Key, bool) {
 	h := maphash.String(ks.seed, token)
 	set := ks.seen[(h>>ks.shift)*seenWays:][:seenWays]
 	for i := range set {
-		if e := set[i].Load(); e != nil && e.hash == h && sameSecret(e.secret, token) {
+		if set[i].hash.Load() != h {
+			continue
+		}
+		if e := set[i].e.Load(); e != nil && e.hash == h && sameSecret(e.secret, token) {
 			return e.key, true
 		}
 	}
@@ -94,15 +125,16 @@ func (ks *KeySet) Lookup(token string) (Key, bool) {
 	// filled in the same order, and no secret is held twice.
 	var e *seenKey
 	for i := range set {
-		old := set[i].Load()
+		old := set[i].e.Load()
 		if old == nil {
 			if e == nil {
-				e = &seenKey{hash: h, secret: strings.Clone(token), key: k}
+				e = newSeenKey(h, token, k)
 			}
-			if set[i].CompareAndSwap(nil, e) {
+			if set[i].e.CompareAndSwap(nil, e) {
+				set[i].hash.Store(h)
 				break
 			}
-			old = set[i].Load()
+			old = set[i].e.Load()
 		}
 		if old.hash == h && sameSecret(old.secret, token) {
 			break

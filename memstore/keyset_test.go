@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"hash/maphash"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // keySetOf is a key set of n keys, secret i being "grf_secret<i>" of key
@@ -29,7 +31,7 @@ func seenCount(t *testing.T, ks *KeySet, secrets []string) int {
 	t.Helper()
 	n := 0
 	for i := range ks.seen {
-		if e := ks.seen[i].Load(); e != nil {
+		if e := ks.seen[i].e.Load(); e != nil {
 			n++
 			var j int
 			if _, err := fmt.Sscanf(e.key.ID, "k%d", &j); err != nil || secrets[j] != e.secret {
@@ -88,7 +90,8 @@ func TestKeySetLookupComparesSecret(t *testing.T) {
 	const evil = "grf_evil"
 	h := maphash.String(ks.seed, evil)
 	set := ks.seen[(h>>ks.shift)*seenWays:][:seenWays]
-	set[0].Store(&seenKey{hash: h, secret: secrets[3], key: Key{ID: "k3"}})
+	set[0].e.Store(&seenKey{hash: h, secret: secrets[3], key: Key{ID: "k3"}})
+	set[0].hash.Store(h)
 	if k, ok := ks.Lookup(evil); ok {
 		t.Fatalf("Lookup(%q) = %+v through an entry of another secret with its hash", evil, k)
 	}
@@ -151,5 +154,29 @@ func TestKeySetLookupConcurrent(t *testing.T) {
 	wg.Wait()
 	if n, want := seenCount(t, ks, secrets), seenWant(ks, secrets); n != want {
 		t.Fatalf("the table holds %d secrets, want %d (each once)", n, want)
+	}
+}
+
+// A seen entry holds the secret and the key's id in its own bytes when
+// they fit, else copies of them: either way the table answers the key
+// as it is on file, the first time and after.
+func TestKeySetSeenEntryText(t *testing.T) {
+	for _, idLen := range []int{1, 30, 80 - 42, 80 - 41, 200} {
+		secret := fmt.Sprintf("grf_secret%032d", idLen) // 42 bytes
+		id := strings.Repeat("i", idLen)
+		ks := NewKeySet([][sha256.Size]byte{sha256.Sum256([]byte(secret))}, []Key{{ID: id, Limit: idLen}}, time.Now())
+		for round := range 3 {
+			if k, ok := ks.Lookup(secret); !ok || k.ID != id || k.Limit != idLen {
+				t.Fatalf("id of %d bytes, round %d: Lookup = %+v, %v", idLen, round, k, ok)
+			}
+		}
+		e := newSeenKey(1, secret, Key{ID: id})
+		if e.secret != secret || e.key.ID != id {
+			t.Fatalf("id of %d bytes: entry holds %q, %q", idLen, e.secret, e.key.ID)
+		}
+		inText := unsafe.StringData(e.secret) == &e.text[0]
+		if fits := len(secret)+idLen <= len(e.text); inText != fits {
+			t.Errorf("id of %d bytes: the secret in the entry's own bytes: %v, want %v", idLen, inText, fits)
+		}
 	}
 }

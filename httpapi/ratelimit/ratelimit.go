@@ -7,6 +7,7 @@ import (
 	"context"
 	"hash/maphash"
 	"math"
+	"strings"
 	"sync"
 	"time"
 )
@@ -125,7 +126,9 @@ func (l *Local) decide(key string, limit int, now time.Time, spend bool) Decisio
 			return Decision{Allowed: limit > 0, Limit: limit, Remaining: max(limit, 0), Reset: now}
 		}
 		w = &window{}
-		sh.keys[key] = w
+		// A copy: key may be part of a larger object the caller holds
+		// (the key set's entry of the secret), which the map would keep.
+		sh.keys[strings.Clone(key)] = w
 	}
 	nowMS := now.UnixMilli()
 	w.expire(nowMS - Window.Milliseconds())

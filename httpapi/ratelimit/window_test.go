@@ -1,9 +1,11 @@
 package ratelimit
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // naiveWindow is the rolling window as the contract states it: every
@@ -120,5 +122,26 @@ func TestSweepKeepsActiveKeys(t *testing.T) {
 	}
 	if d := l.decide("busy", 10, t0.Add(70*time.Second), false); d.Used != 4 || d.Remaining != 6 {
 		t.Fatalf("the busy key after the sweep: %+v, want 4 used", d)
+	}
+}
+
+// The limiter keeps a copy of a key it first sees, not the caller's
+// string, which may be part of a larger object (the key set's entry of
+// the secret) that the map would otherwise keep alive.
+func TestLocalKeepsKeyCopy(t *testing.T) {
+	l := NewLocal()
+	text := []byte("secret-bytes|key-id")
+	key := unsafe.String(&text[13], 6)
+	if _, err := l.Allow(context.Background(), key, 10, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	sh := l.shardOf(key)
+	for k := range sh.keys {
+		if k == key && unsafe.StringData(k) == unsafe.StringData(key) {
+			t.Fatal("the limiter's map holds the caller's string")
+		}
+	}
+	if len(sh.keys) != 1 {
+		t.Fatalf("%d windows, want 1", len(sh.keys))
 	}
 }
