@@ -33,6 +33,9 @@ func seenCount(t *testing.T, ks *KeySet, secrets []string) int {
 	for i := range ks.seen {
 		if e := ks.seen[i].e.Load(); e != nil {
 			n++
+			if h := ks.seen[i].hash.Load(); h != e.hash {
+				t.Errorf("slot %d holds an entry of hash %x under hash %x: a lookup would pass it", i, e.hash, h)
+			}
 			var j int
 			if _, err := fmt.Sscanf(e.key.ID, "k%d", &j); err != nil || secrets[j] != e.secret {
 				t.Errorf("the table holds %q for key %s", e.secret, e.key.ID)
