@@ -22,10 +22,9 @@ import (
 // 8.8.3.3): the body's tag with "-gz" inside the quotes, known before the
 // form is made, so a 304 compresses nothing.
 type payload struct {
-	// What every request that sends the payload reads comes first, on
-	// two cache lines: the body, and the header values, whose slices
-	// are backed by vals, in the payload itself, and whose strings share
-	// one allocation. Six objects of their own, spread over as many
+	// What every request that sends the payload reads comes first: the
+	// body, and the header values, whose slices are backed by vals, in
+	// the payload itself, and whose strings share one allocation. Six objects of their own, spread over as many
 	// spans, were as many cache misses a request (see bench/README.md).
 	body   []byte
 	etag   []string // the ETag header's value

@@ -48,26 +48,26 @@ type seenSlot struct {
 }
 
 // seenKey is a secret a request presented and the key it belongs to. The
-// secret's and the key id's bytes are in text when they fit, so a lookup
-// and the limiter after it read one object, not three.
+// secret's bytes are in text when they fit, so a lookup reads one object,
+// not two. The key is the set's own: a Key that Lookup returns shares no
+// memory with the secret, so whoever keeps its ID (the limiter's windows,
+// the streams) keeps no secret alive.
 type seenKey struct {
 	hash   uint64 // maphash of secret, under the set's seed
 	secret string
 	key    Key
-	text   [80]byte
+	text   [64]byte
 }
 
 // newSeenKey is the entry of secret, of hash h, for k.
 func newSeenKey(h uint64, secret string, k Key) *seenKey {
 	e := &seenKey{hash: h, key: k}
-	if len(secret)+len(k.ID) > len(e.text) || len(secret) == 0 || len(k.ID) == 0 {
+	if len(secret) == 0 || len(secret) > len(e.text) {
 		e.secret = strings.Clone(secret)
 		return e
 	}
 	n := copy(e.text[:], secret)
-	copy(e.text[n:], k.ID)
 	e.secret = unsafe.String(&e.text[0], n)
-	e.key.ID = unsafe.String(&e.text[n], len(k.ID))
 	return e
 }
 

@@ -160,26 +160,31 @@ func TestKeySetLookupConcurrent(t *testing.T) {
 	}
 }
 
-// A seen entry holds the secret and the key's id in its own bytes when
-// they fit, else copies of them: either way the table answers the key
-// as it is on file, the first time and after.
+// A seen entry holds the secret in its own bytes when it fits, else a
+// copy: either way the table answers the key as it is on file, the first
+// time and after; and the key it answers is the set's own, sharing no
+// memory with the entry (whoever keeps its id keeps no secret alive).
 func TestKeySetSeenEntryText(t *testing.T) {
-	for _, idLen := range []int{1, 30, 80 - 42, 80 - 41, 200} {
-		secret := fmt.Sprintf("grf_secret%032d", idLen) // 42 bytes
-		id := strings.Repeat("i", idLen)
-		ks := NewKeySet([][sha256.Size]byte{sha256.Sum256([]byte(secret))}, []Key{{ID: id, Limit: idLen}}, time.Now())
+	for _, secretLen := range []int{1, 36, 64, 65, 200} {
+		secret := strings.Repeat("s", secretLen)
+		id := fmt.Sprintf("key_%d", secretLen)
+		ks := NewKeySet([][sha256.Size]byte{sha256.Sum256([]byte(secret))}, []Key{{ID: id, Limit: secretLen}}, time.Now())
 		for round := range 3 {
-			if k, ok := ks.Lookup(secret); !ok || k.ID != id || k.Limit != idLen {
-				t.Fatalf("id of %d bytes, round %d: Lookup = %+v, %v", idLen, round, k, ok)
+			k, ok := ks.Lookup(secret)
+			if !ok || k.ID != id || k.Limit != secretLen {
+				t.Fatalf("secret of %d bytes, round %d: Lookup = %+v, %v", secretLen, round, k, ok)
+			}
+			if unsafe.StringData(k.ID) != unsafe.StringData(id) {
+				t.Fatalf("secret of %d bytes, round %d: the key's id is not the set's own string", secretLen, round)
 			}
 		}
 		e := newSeenKey(1, secret, Key{ID: id})
 		if e.secret != secret || e.key.ID != id {
-			t.Fatalf("id of %d bytes: entry holds %q, %q", idLen, e.secret, e.key.ID)
+			t.Fatalf("secret of %d bytes: entry holds %q, %q", secretLen, e.secret, e.key.ID)
 		}
 		inText := unsafe.StringData(e.secret) == &e.text[0]
-		if fits := len(secret)+idLen <= len(e.text); inText != fits {
-			t.Errorf("id of %d bytes: the secret in the entry's own bytes: %v, want %v", idLen, inText, fits)
+		if fits := secretLen <= len(e.text); inText != fits {
+			t.Errorf("secret of %d bytes: the secret in the entry's own bytes: %v, want %v", secretLen, inText, fits)
 		}
 	}
 }

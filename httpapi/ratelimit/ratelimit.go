@@ -126,8 +126,9 @@ func (l *Local) decide(key string, limit int, now time.Time, spend bool) Decisio
 			return Decision{Allowed: limit > 0, Limit: limit, Remaining: max(limit, 0), Reset: now}
 		}
 		w = &window{}
-		// A copy: key may be part of a larger object the caller holds
-		// (the key set's entry of the secret), which the map would keep.
+		// A copy: the window outlives the request, and key may be part
+		// of a larger string or object the caller holds, which the map
+		// would keep alive as long.
 		sh.keys[strings.Clone(key)] = w
 	}
 	nowMS := now.UnixMilli()

@@ -126,8 +126,8 @@ func TestSweepKeepsActiveKeys(t *testing.T) {
 }
 
 // The limiter keeps a copy of a key it first sees, not the caller's
-// string, which may be part of a larger object (the key set's entry of
-// the secret) that the map would otherwise keep alive.
+// string, which may be part of a larger string or object that the map
+// would otherwise keep alive.
 func TestLocalKeepsKeyCopy(t *testing.T) {
 	l := NewLocal()
 	text := []byte("secret-bytes|key-id")
