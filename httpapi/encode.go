@@ -54,7 +54,7 @@ func appendDetail(b []byte, f *memstore.Flag) []byte {
 	b = appendHead(b, f)
 	b = appendCreated(b, f)
 	b = append(b, `,"contexts":[`...)
-	for i, c := range f.Contexts {
+	for i, c := range f.Contexts() {
 		if i > 0 {
 			b = append(b, ',')
 		}

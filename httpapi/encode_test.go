@@ -91,7 +91,7 @@ func TestFlagObjectsMatchEncodingJSON(t *testing.T) {
 		f := s.At(i)
 		got := appendDetail(nil, f)
 		w := wireFlag{ID: f.ID(), Slug: f.Slug(), Category: f.Category.Enum(), Dominant: f.Dominant.String(),
-			CreatedAt: f.CreatedAt().Format(TimeFormat), Contexts: f.Contexts}
+			CreatedAt: f.CreatedAt().Format(TimeFormat), Contexts: f.Contexts()}
 		if r := f.Region(); r != "" {
 			w.Region = &r
 		}

@@ -6,35 +6,31 @@ import (
 	"unsafe"
 )
 
-// arena hands out the immutable parts of many objects built together (the
-// flags of a full load, a whole trend history) from a few large chunks
+// arena hands out the flags of a full load (see Flag: each is one record,
+// the Flag followed by its strings and word ids) from a few large chunks
 // instead of one allocation each. The survivors of a load then sit
 // together rather than scattered among its garbage, so the heap does not
-// fragment, and the collector marks a few chunks instead of hundreds of
-// thousands of small objects. A chunk lives as long as anything carved
-// from it does; a builder that makes few objects (a tick) uses a nil
-// arena, which allocates each object on its own so that nothing it
+// fragment. A chunk is a []uint64: it holds no pointer, so the collector
+// neither scans it nor follows anything out of it, and marks it once for
+// every flag that points into it. A chunk lives as long as any flag
+// carved from it does; a builder that makes few flags (a tick) uses a nil
+// arena, which allocates each record on its own so that nothing it
 // replaces later is kept alive by a neighbour.
 type arena struct {
-	bytes []byte
-	words []uint32
-	flags []Flag
-	strs  []string
-	// Chunk sizes, in elements: each starts small (a tick that adds one
-	// flag uses little) and doubles up to a limit.
-	nextBytes, nextWords, nextFlags, nextStrs int
-	scratch                                   []byte
-	wordScratch                               []uint32
+	recs []uint64
+	// nextRecs is the next chunk's size, in words: it starts small (a
+	// tick that adds one flag uses little) and doubles up to maxChunk.
+	nextRecs    int
+	scratch     []byte
+	wordScratch []uint32
 }
 
-const (
-	maxChunk     = 1 << 20 // bytes
-	maxFlagChunk = 1024    // flags
-)
+// maxChunk is the largest chunk, in bytes; a record larger than an eighth
+// of it that does not fit in what is left of the current chunk gets an
+// allocation of its own.
+const maxChunk = 1 << 20
 
-func newArena() *arena {
-	return &arena{nextBytes: 4 << 10, nextWords: 1 << 10, nextFlags: 16, nextStrs: 16}
-}
+func newArena() *arena { return &arena{nextRecs: 4 << 10 / 8} }
 
 // grow returns the size of the next chunk for a request of n elements.
 func grow(next *int, n, limit int) int {
@@ -43,133 +39,26 @@ func grow(next *int, n, limit int) int {
 	return max(size, n)
 }
 
-// copyBytes returns a copy of b with no spare capacity.
-func (a *arena) copyBytes(b []byte) []byte {
+// record returns n bytes (a multiple of 8) of zeroed, 8-byte aligned
+// memory that holds no pointer.
+func (a *arena) record(n int) unsafe.Pointer {
+	w := n / 8
 	if a == nil {
-		return append(make([]byte, 0, len(b)), b...)
+		return unsafe.Pointer(unsafe.SliceData(make([]uint64, w)))
 	}
-	if len(b) > cap(a.bytes)-len(a.bytes) {
-		if len(b) > maxChunk/8 {
-			return append(make([]byte, 0, len(b)), b...)
+	if w > cap(a.recs)-len(a.recs) {
+		if n > maxChunk/8 {
+			return unsafe.Pointer(unsafe.SliceData(make([]uint64, w)))
 		}
-		a.bytes = make([]byte, 0, grow(&a.nextBytes, len(b), maxChunk))
+		a.recs = make([]uint64, 0, grow(&a.nextRecs, w, maxChunk/8))
 	}
-	start := len(a.bytes)
-	a.bytes = append(a.bytes, b...)
-	return a.bytes[start:len(a.bytes):len(a.bytes)]
-}
-
-// str returns a copy of s.
-func (a *arena) str(s string) string {
-	if a == nil || s == "" {
-		return s
-	}
-	return a.strBytes(unsafe.Slice(unsafe.StringData(s), len(s)))
-}
-
-// strBytes returns b as a string.
-func (a *arena) strBytes(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	if a == nil {
-		return string(b)
-	}
-	c := a.copyBytes(b)
-	return unsafe.String(unsafe.SliceData(c), len(c))
-}
-
-// copyWords returns a copy of w with no spare capacity.
-func (a *arena) copyWords(w []uint32) []uint32 {
-	if a == nil || len(w) == 0 {
-		return append([]uint32(nil), w...)
-	}
-	if len(w) > cap(a.words)-len(a.words) {
-		a.words = make([]uint32, 0, grow(&a.nextWords, len(w), maxChunk/4))
-	}
-	start := len(a.words)
-	a.words = append(a.words, w...)
-	return a.words[start:len(a.words):len(a.words)]
-}
-
-// flag returns a new zero Flag.
-func (a *arena) flag() *Flag {
-	if a == nil {
-		return new(Flag)
-	}
-	if len(a.flags) == cap(a.flags) {
-		a.flags = make([]Flag, 0, grow(&a.nextFlags, 1, maxFlagChunk))
-	}
-	a.flags = a.flags[:len(a.flags)+1]
-	return &a.flags[len(a.flags)-1]
-}
-
-// contexts returns a copy of cs, each value that is one of the context
-// enums sharing the enum's string. A list of one to four enums is shared
-// by every flag that carries it (contextLists): there are at most 1,554
-// such lists, and a copy per flag was 40 bytes of every flag.
-func (a *arena) contexts(cs []string) []string {
-	if len(cs) == 0 {
-		return nil
-	}
-	if shared := contextList(cs); shared != nil {
-		return shared
-	}
-	var out []string
-	if a == nil {
-		out = make([]string, 0, len(cs))
-	} else {
-		if len(cs) > cap(a.strs)-len(a.strs) {
-			a.strs = make([]string, 0, grow(&a.nextStrs, len(cs), maxFlagChunk))
-		}
-		start := len(a.strs)
-		out = a.strs[start : start : start+len(cs)]
-		a.strs = a.strs[:start+len(cs)]
-	}
-	for _, c := range cs {
-		if k := slices.Index(Contexts, c); k >= 0 {
-			c = Contexts[k]
-		} else {
-			c = a.str(c)
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-// contextLists are the lists of one to four context enums made so far,
-// by their enums' places in Contexts, each one plus one in four bits;
-// never more than the 6^4 + 6^3 + 6^2 + 6 lists there can be (repeats
-// included).
-var contextLists sync.Map // uint16 -> []string
-
-// contextList returns the shared list equal to cs, nil when cs is not
-// one to four enums.
-func contextList(cs []string) []string {
-	if len(cs) > 4 {
-		return nil
-	}
-	var key uint16
-	for _, c := range cs {
-		k := slices.Index(Contexts, c)
-		if k < 0 || k >= 15 {
-			return nil
-		}
-		key = key<<4 | uint16(k+1)
-	}
-	if l, ok := contextLists.Load(key); ok {
-		return l.([]string)
-	}
-	l := make([]string, len(cs))
-	for i, c := range cs {
-		l[i] = Contexts[slices.Index(Contexts, c)]
-	}
-	got, _ := contextLists.LoadOrStore(key, l)
-	return got.([]string)
+	start := len(a.recs)
+	a.recs = a.recs[:start+w]
+	return unsafe.Pointer(&a.recs[start])
 }
 
 // buffer is a scratch buffer of at least n bytes' capacity for encoding
-// something that copyBytes then keeps.
+// what a record then keeps; nil's is a new one.
 func (a *arena) buffer(n int) []byte {
 	if a == nil {
 		return make([]byte, 0, n)
@@ -180,16 +69,14 @@ func (a *arena) buffer(n int) []byte {
 	return a.scratch[:0]
 }
 
-// keep stores an encoded buffer that buffer handed out.
-func (a *arena) keep(b []byte) []byte {
-	if a == nil {
-		return b[:len(b):len(b)]
+// done takes back a buffer that buffer handed out, to reuse it.
+func (a *arena) done(b []byte) {
+	if a != nil {
+		a.scratch = b[:0]
 	}
-	a.scratch = b[:0]
-	return a.copyBytes(b)
 }
 
-// wordBuffer and keepWords are buffer and keep for word ids.
+// wordBuffer and wordsDone are buffer and done for word ids.
 func (a *arena) wordBuffer() []uint32 {
 	if a == nil {
 		return nil
@@ -197,10 +84,41 @@ func (a *arena) wordBuffer() []uint32 {
 	return a.wordScratch[:0]
 }
 
-func (a *arena) keepWords(w []uint32) []uint32 {
-	if a == nil {
-		return w[:len(w):len(w)]
+func (a *arena) wordsDone(w []uint32) {
+	if a != nil {
+		a.wordScratch = w[:0]
 	}
-	a.wordScratch = w[:0]
-	return a.copyWords(w)
+}
+
+// contextLists are the lists of one to four context enums made so far,
+// by their enums' places in Contexts, each one plus one in four bits;
+// never more than the 6^4 + 6^3 + 6^2 + 6 lists there can be (repeats
+// included). Flag.Contexts answers these, without allocating, for every
+// flag whose contexts are such a list.
+var contextLists sync.Map // uint16 -> []string
+
+// contextList returns the shared list of the contexts written in s (see
+// Flag.Contexts), nil when they are not one to four enums.
+func contextList(s string) []string {
+	var key uint16
+	n := 0
+	for c := range contextsOf(s) {
+		k := slices.Index(Contexts, c)
+		if n++; n > 4 || k < 0 || k >= 15 {
+			return nil
+		}
+		key = key<<4 | uint16(k+1)
+	}
+	if n == 0 {
+		return nil
+	}
+	if l, ok := contextLists.Load(key); ok {
+		return l.([]string)
+	}
+	l := make([]string, 0, n)
+	for c := range contextsOf(s) {
+		l = append(l, Contexts[slices.Index(Contexts, c)])
+	}
+	got, _ := contextLists.LoadOrStore(key, l)
+	return got.([]string)
 }

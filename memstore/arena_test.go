@@ -1,48 +1,41 @@
 package memstore
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"unsafe"
 )
 
-// What an arena hands out must stay as it was kept, exact in length and
-// capacity, whatever is carved or encoded after it.
-func TestArenaKeepsCopies(t *testing.T) {
+// What an arena hands out is zeroed, 8-byte aligned, as large as asked,
+// and stays as it was written, whatever is carved after it.
+func TestArenaKeepsRecords(t *testing.T) {
 	for _, a := range []*arena{nil, newArena()} {
-		var kept [][]byte
-		var strs []string
-		var words [][]uint32
+		var recs [][]byte
 		for i := range 5000 {
-			want := bytes.Repeat([]byte{byte(i)}, i%700+1)
-			b := a.buffer(8)
-			b = append(b, want...)
-			k := a.keep(b)
-			if cap(k) != len(k) {
-				t.Fatalf("kept %d bytes with capacity %d", len(k), cap(k))
+			n := (i%700 + 1) * 8
+			p := a.record(n)
+			if uintptr(p)%8 != 0 {
+				t.Fatalf("arena %v: record %d at %#x, not 8-byte aligned", a != nil, i, uintptr(p))
 			}
-			kept = append(kept, k)
-			strs = append(strs, a.str(fmt.Sprintf("flg_%08d", i)))
-			ids := append(a.wordBuffer(), uint32(i), uint32(i+1), uint32(i+2))
-			words = append(words, a.keepWords(ids))
-			f := a.flag()
-			if f.strs != "" || f.Contexts != nil {
-				t.Fatalf("flag %d not zero", i)
+			b := unsafe.Slice((*byte)(p), n)
+			for k, c := range b {
+				if c != 0 {
+					t.Fatalf("arena %v: record %d not zero at %d", a != nil, i, k)
+				}
 			}
-			f.strs = strs[i]
+			for k := range b {
+				b[k] = byte(i + k)
+			}
+			recs = append(recs, b)
 		}
-		for i, k := range kept {
-			if want := bytes.Repeat([]byte{byte(i)}, i%700+1); !bytes.Equal(k, want) {
-				t.Fatalf("arena %v: bytes %d changed", a != nil, i)
-			}
-			if strs[i] != fmt.Sprintf("flg_%08d", i) {
-				t.Fatalf("arena %v: string %d is %q", a != nil, i, strs[i])
-			}
-			if w := words[i]; len(w) != 3 || cap(w) != 3 || w[0] != uint32(i) || w[2] != uint32(i+2) {
-				t.Fatalf("arena %v: words %d are %v (cap %d)", a != nil, i, w, cap(w))
+		for i, b := range recs {
+			for k, c := range b {
+				if c != byte(i+k) {
+					t.Fatalf("arena %v: record %d changed at %d", a != nil, i, k)
+				}
 			}
 		}
 	}
@@ -97,178 +90,46 @@ func (r *chunkRule) check(t *testing.T, what string, n int, before, after place,
 	}
 }
 
-// placement carves pieces of every kind from one arena and checks each
-// against the kind's chunkRule.
-type placement struct {
-	t                         *testing.T
-	rng                       *rand.Rand
-	a                         *arena
-	bytes, words, flags, strs chunkRule
-	srcBytes                  []byte
-	srcWords                  []uint32
-}
-
-// size is a piece's size: mostly small, sometimes exactly what is left in
-// the chunk, sometimes one more.
-func (pl *placement) size(left int) int {
-	switch pl.rng.IntN(8) {
-	case 0:
-		return max(left, 1)
-	case 1:
-		return left + 1
-	default:
-		return 1 + pl.rng.IntN(300)
-	}
-}
-
-// carveBytes keeps an encoding, a string or bytes as a string, in turn;
-// every 500th piece is too large for any chunk.
-func (pl *placement) carveBytes(i int) {
-	a, before := pl.a, placeOf(pl.a.bytes)
-	n := pl.size(before.cap - before.len)
-	if i%500 == 499 {
-		n = maxChunk/8 + 1 + pl.rng.IntN(1000)
-	}
-	off := pl.rng.IntN(maxChunk)
-	piece := pl.srcBytes[off : off+n]
-	var got []byte
-	switch i % 3 {
-	case 0:
-		got = a.keep(append(a.buffer(n), piece...))
-	case 1:
-		s := a.str(string(piece))
-		got = unsafe.Slice(unsafe.StringData(s), len(s))
-	default:
-		s := a.strBytes(piece)
-		got = unsafe.Slice(unsafe.StringData(s), len(s))
-	}
-	if !bytes.Equal(got, piece) {
-		pl.t.Fatalf("bytes %d: the copy differs", i)
-	}
-	pl.bytes.check(pl.t, fmt.Sprintf("bytes %d", i), n, before, placeOf(a.bytes), placeOf(got).p)
-}
-
-func (pl *placement) carveWords(i int) {
-	a, before := pl.a, placeOf(pl.a.words)
-	n := pl.size(before.cap - before.len)
-	w := a.keepWords(append(a.wordBuffer(), pl.srcWords[i:i+n]...))
-	if len(w) != n || cap(w) != n || w[0] != uint32(i) || w[n-1] != uint32(i+n-1) {
-		pl.t.Fatalf("words %d: %d ids (cap %d), want %d", i, len(w), cap(w), n)
-	}
-	pl.words.check(pl.t, fmt.Sprintf("words %d", i), n, before, placeOf(a.words), placeOf(w).p)
-}
-
-func (pl *placement) carveFlag(i int) {
-	before := placeOf(pl.a.flags)
-	f := pl.a.flag()
-	pl.flags.check(pl.t, fmt.Sprintf("flag %d", i), 1, before, placeOf(pl.a.flags), uintptr(unsafe.Pointer(f)))
-}
-
-// carveStrs takes a list of contexts.
-func (pl *placement) carveStrs(i int) {
-	a, before := pl.a, placeOf(pl.a.strs)
-	cs := make([]string, min(pl.size(before.cap-before.len), 40))
-	for k := range cs {
-		cs[k] = Contexts[(i+k)%len(Contexts)]
-	}
-	got := a.contexts(cs)
-	if !slices.Equal(got, cs) || cap(got) != len(cs) {
-		pl.t.Fatalf("contexts %d: %q (cap %d), want %q", i, got, cap(got), cs)
-	}
-	if len(cs) <= 4 {
-		return // a shared list (contextList), not the arena's
-	}
-	pl.strs.check(pl.t, fmt.Sprintf("contexts %d", i), len(cs), before, placeOf(a.strs), placeOf(got).p)
-}
-
-// The placement rule holds for bytes (strings, encodings), word ids,
-// flags and string slots, with pieces that fill a chunk exactly, pieces
-// one too large, and pieces too large for any chunk.
+// The placement rule holds for records, with records that fill a chunk
+// exactly, records one word too large, and records too large for any chunk.
 func TestArenaPlacement(t *testing.T) {
 	a := newArena()
-	pl := &placement{t: t, rng: rand.New(rand.NewPCG(3, 4)), a: a,
-		bytes:    chunkRule{elem: 1, next: a.nextBytes, limit: maxChunk, own: maxChunk / 8},
-		words:    chunkRule{elem: 4, next: a.nextWords, limit: maxChunk / 4},
-		flags:    chunkRule{elem: unsafe.Sizeof(Flag{}), next: a.nextFlags, limit: maxFlagChunk},
-		strs:     chunkRule{elem: unsafe.Sizeof(""), next: a.nextStrs, limit: maxFlagChunk},
-		srcBytes: make([]byte, 2*maxChunk), srcWords: make([]uint32, maxChunk)}
-	for k := range pl.srcBytes {
-		pl.srcBytes[k] = byte(k * 7)
-	}
-	for k := range pl.srcWords {
-		pl.srcWords[k] = uint32(k)
-	}
-	for i := range 1500 {
-		pl.carveBytes(i)
-		pl.carveWords(i)
-		pl.carveFlag(i)
-		pl.carveStrs(i)
+	r := chunkRule{elem: 8, next: a.nextRecs, limit: maxChunk / 8, own: maxChunk / 8 / 8}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 6000 {
+		before := placeOf(a.recs)
+		left := before.cap - before.len
+		var n int // in words
+		switch {
+		case i%500 == 499:
+			n = maxChunk/8/8 + 1 + rng.IntN(1000)
+		case rng.IntN(8) == 0:
+			n = max(left, 1)
+		case rng.IntN(8) == 0:
+			n = left + 1
+		default:
+			n = 1 + rng.IntN(80)
+		}
+		p := a.record(n * 8)
+		r.check(t, fmt.Sprintf("record %d", i), n, before, placeOf(a.recs), uintptr(p))
 	}
 	// Chunks double up to their limit: few chunks for all that.
-	for _, r := range []*chunkRule{&pl.bytes, &pl.words, &pl.flags, &pl.strs} {
-		if r.chunks < 3 || r.next != r.limit {
-			t.Errorf("%d chunks of %d-byte elements, next %d: the sizes did not double up to %d", r.chunks, r.elem, r.next, r.limit)
-		}
-	}
-}
-
-// A context that is one of the enums shares the enum's string; any other
-// value is copied (into the arena, when there is one).
-func TestArenaContexts(t *testing.T) {
-	custom := string([]byte("PEN_PAL"))
-	for _, a := range []*arena{nil, newArena()} {
-		in := []string{custom}
-		for _, c := range Contexts {
-			in = append(in, string([]byte(c))) // equal, not the same string
-		}
-		got := a.contexts(in)
-		if !slices.Equal(got, in) {
-			t.Fatalf("arena %v: %q", a != nil, got)
-		}
-		for k, c := range Contexts {
-			if unsafe.StringData(got[k+1]) != unsafe.StringData(c) {
-				t.Errorf("arena %v: %s is not the enum's string", a != nil, c)
-			}
-		}
-		if shared := unsafe.StringData(got[0]) == unsafe.StringData(custom); shared == (a != nil) {
-			t.Errorf("arena %v: the other value shared with the input: %v", a != nil, shared)
-		}
-		if a.contexts(nil) != nil || a.contexts([]string{}) != nil {
-			t.Errorf("arena %v: no contexts must be nil", a != nil)
-		}
-		// One to four enums: one list, shared by every flag that has it.
-		for _, list := range [][]string{{"WORK"}, {"ONLINE", "FRIEND"}, {"FAMILY", "FAMILY", "WORK", "ROMANTIC"}} {
-			one, two := a.contexts(slices.Clone(list)), newArena().contexts(slices.Clone(list))
-			if !slices.Equal(one, list) || &one[0] != &two[0] || cap(one) != len(one) {
-				t.Errorf("arena %v: %q gave %q and %q, shared %v", a != nil, list, one, two, &one[0] == &two[0])
-			}
-		}
-		if one, two := a.contexts([]string{"WORK", "FRIEND"}), a.contexts([]string{"FRIEND", "WORK"}); !slices.Equal(two, []string{"FRIEND", "WORK"}) || &one[0] == &two[0] {
-			t.Errorf("arena %v: an order is its own list: %q %q", a != nil, one, two)
-		}
-		five := []string{"WORK", "WORK", "WORK", "WORK", "WORK"}
-		if one, two := a.contexts(five), a.contexts(five); !slices.Equal(one, five) || &one[0] == &two[0] {
-			t.Errorf("arena %v: five contexts %q shared", a != nil, one)
-		}
+	if r.chunks < 3 || r.next != r.limit {
+		t.Errorf("%d chunks, next %d: the sizes did not double up to %d", r.chunks, r.next, r.limit)
 	}
 }
 
 // Building with an arena allocates per chunk, not per object: carving
-// 100,000 small strings, word lists and flags takes a few dozen
-// allocations, where one each would take 300,000.
+// 100,000 flag records takes a few dozen allocations.
 func TestArenaAllocatesPerChunk(t *testing.T) {
-	b := []byte("twenty-four bytes long!!")
-	ids := []uint32{1, 2, 3, 4}
 	allocs := testing.AllocsPerRun(1, func() {
 		a := newArena()
 		for range 100_000 {
-			a.strBytes(b)
-			a.keepWords(append(a.wordBuffer(), ids...))
-			a.flag()
+			newRecord(a, 300, 40)
 		}
 	})
 	if allocs > 300 {
-		t.Errorf("%v allocations for 100,000 strings, word lists and flags", allocs)
+		t.Errorf("%v allocations for 100,000 flag records", allocs)
 	}
 }
 
@@ -277,7 +138,7 @@ func TestArenaAllocatesPerChunk(t *testing.T) {
 func TestArenaReusesScratch(t *testing.T) {
 	a := newArena()
 	first := a.buffer(100)
-	a.keep(append(first, make([]byte, 100)...))
+	a.done(append(first, make([]byte, 100)...))
 	if again := a.buffer(100); cap(again) != cap(first) || unsafe.SliceData(again[:1]) != unsafe.SliceData(first[:1]) {
 		t.Fatal("a buffer as large as the last one is not the same memory")
 	}
@@ -289,14 +150,121 @@ func TestArenaReusesScratch(t *testing.T) {
 	}
 }
 
-// TestFlagSize: a flag is 176 bytes on a 64-bit machine, its version in
-// what was padding; every byte more is 100 KB at 100,000 flags, and a
+// TestFlagSize: a flag is 120 bytes on a 64-bit machine, its strings and
+// words after it; every byte more is 100 KB at 100,000 flags, and a
 // field out of place costs a word of padding.
 func TestFlagSize(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		t.Skip("sizes are for 64-bit machines")
 	}
-	if n := unsafe.Sizeof(Flag{}); n != 176 {
-		t.Errorf("a Flag is %d bytes, want 176", n)
+	if n := unsafe.Sizeof(Flag{}); n != 120 {
+		t.Errorf("a Flag is %d bytes, want 120", n)
 	}
 }
+
+// A Flag must hold no pointer: its record is memory the collector does
+// not scan (see arena), so a pointer in it would not keep what it points
+// to alive.
+func TestFlagHoldsNoPointer(t *testing.T) {
+	var walk func(reflect.Type, string)
+	walk = func(ty reflect.Type, path string) {
+		switch ty.Kind() {
+		case reflect.Struct:
+			for i := range ty.NumField() {
+				walk(ty.Field(i).Type, path+"."+ty.Field(i).Name)
+			}
+		case reflect.Array:
+			walk(ty.Elem(), path+"[]")
+		case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		default:
+			t.Errorf("Flag%s is a %s: a pointer, or holds one", path, ty.Kind())
+		}
+	}
+	walk(reflect.TypeFor[Flag](), "")
+}
+
+// A flag's record holds its strings and words exactly, whether carved
+// from an arena or made alone, and a copy of it (renumbered) holds the
+// same strings with the words it was given.
+func TestFlagRecord(t *testing.T) {
+	lx := newLexicon()
+	for _, a := range []*arena{nil, newArena()} {
+		var flags []*Flag
+		var ins []FlagInput
+		for i := range 300 {
+			in := changeFixture(fmt.Sprintf("flg_rec_%d", i))
+			in.Slug = fmt.Sprintf("slug-%d%s", i, string(make([]byte, i%9)))
+			in.Text[EN] = fmt.Sprintf("word%d another%d and more words %d", i, i%7, i%3)
+			in.Contexts = Contexts[:i%len(Contexts)]
+			f := newFlag(&in, catSocial, nil, lx, a)
+			flags, ins = append(flags, f), append(ins, in)
+		}
+		for i, f := range flags {
+			in := &ins[i]
+			if !f.sameAs(in, catSocial) || f.Slug() != in.Slug || f.Text(EN) != in.Text[EN] || !slices.Equal(f.Contexts(), in.Contexts) && len(in.Contexts) > 0 {
+				t.Fatalf("arena %v: flag %d reads %q %q %q", a != nil, i, f.Slug(), f.Text(EN), f.Contexts())
+			}
+			if len(f.words()) == 0 || len(f.words()) != int(f.stemEnd[NumLangs-1]) {
+				t.Fatalf("arena %v: flag %d has %d word ids", a != nil, i, len(f.words()))
+			}
+			w := slices.Clone(f.words())
+			for k := range w {
+				w[k] += 7
+			}
+			g := f.renumbered(newArena(), w)
+			if g.strs() != f.strs() || !slices.Equal(g.words(), w) || g.ends != f.ends || g.version != f.version || g.Red != f.Red {
+				t.Fatalf("arena %v: flag %d renumbered differs", a != nil, i)
+			}
+		}
+	}
+}
+
+// A flag's contexts read back as given; a list of one to four enums is
+// one list shared by every flag that carries it, any other value is the
+// flag's own.
+func TestFlagContexts(t *testing.T) {
+	lx := newLexicon()
+	mk := func(cs ...string) *Flag {
+		in := changeFixture("flg_ctx")
+		in.Contexts = cs
+		return newFlag(&in, catSocial, nil, lx, nil)
+	}
+	if mk().Contexts() != nil || mk([]string{}...).Contexts() != nil {
+		t.Error("no contexts must be nil")
+	}
+	for _, list := range [][]string{{"WORK"}, {"ONLINE", "FRIEND"}, {"FAMILY", "FAMILY", "WORK", "ROMANTIC"}} {
+		one, two := mk(slices.Clone(list)...).Contexts(), mk(slices.Clone(list)...).Contexts()
+		if !slices.Equal(one, list) || &one[0] != &two[0] || cap(one) != len(one) {
+			t.Errorf("%q gave %q and %q, shared %v", list, one, two, &one[0] == &two[0])
+		}
+		for k, c := range one {
+			if unsafe.StringData(c) != unsafe.StringData(Contexts[slices.Index(Contexts, list[k])]) {
+				t.Errorf("%q: %s is not the enum's string", list, c)
+			}
+		}
+	}
+	if one, two := mk("WORK", "FRIEND").Contexts(), mk("FRIEND", "WORK").Contexts(); !slices.Equal(two, []string{"FRIEND", "WORK"}) || &one[0] == &two[0] {
+		t.Errorf("an order is its own list: %q %q", one, two)
+	}
+	five := []string{"WORK", "WORK", "WORK", "WORK", "WORK"}
+	if one, two := mk(five...).Contexts(), mk(five...).Contexts(); !slices.Equal(one, five) || &one[0] == &two[0] {
+		t.Errorf("five contexts %q shared", one)
+	}
+	odd := []string{"PEN_PAL", "", "WORK"}
+	if got := mk(odd...).Contexts(); !slices.Equal(got, odd) {
+		t.Errorf("contexts %q read back %q", odd, got)
+	}
+	f := mk("WORK", "FRIEND")
+	if !sameContexts(f.str(strContexts), []string{"WORK", "FRIEND"}) {
+		t.Errorf("the flag's own contexts %q taken as others", f.Contexts())
+	}
+	for _, cs := range [][]string{{"WORK"}, {"WORK", "FRIEND", ""}, {"WORKFRIEND"}, {"WORK", "FRIENDS"}, {"FRIEND", "WORK"}, nil} {
+		if sameContexts(f.str(strContexts), cs) {
+			t.Errorf("contexts %q taken as the flag's %q", cs, f.Contexts())
+		}
+	}
+}
+
+// catSocial is the category of changeFixture's flags.
+var catSocial, _ = ParseCategory("SOCIAL")

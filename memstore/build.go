@@ -386,7 +386,9 @@ func (s *Snapshot) attributes(prev *Snapshot, d delta) {
 			if len(s.regIdx) == len(prev.regIdx) {
 				s.regIdx = maps.Clone(prev.regIdx)
 			}
-			s.regIdx[r] = len(s.regIdx) + 1
+			// A copy: the flag's string is part of its record, which a
+			// key of the map would keep alive for as long as it lasts.
+			s.regIdx[strings.Clone(r)] = len(s.regIdx) + 1
 		}
 	}
 	if d.remap == nil { // every flag kept its slot: share prev's where no attribute changed

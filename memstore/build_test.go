@@ -305,7 +305,7 @@ func pageIDs(s *Snapshot, p Page) []string {
 // flagData is what a reader sees of a flag.
 func flagData(f *Flag) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s %s %q %q %v %d %d %s %s", f.ID(), f.Slug(), f.Category.Enum(), f.Region(), f.Texts(), f.Contexts,
+	fmt.Fprintf(&b, "%s %s %s %q %q %v %d %d %s %s", f.ID(), f.Slug(), f.Category.Enum(), f.Region(), f.Texts(), f.Contexts(),
 		f.Red, f.Green, f.Dominant, f.CreatedAt())
 	for l := range NumLangs {
 		if d, ok := f.Description(l); !ok {

@@ -1,7 +1,9 @@
 package memstore
 
 import (
+	"iter"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -28,34 +30,88 @@ type FlagInput struct {
 // built, so snapshots share the ones that did not change, and so may
 // whatever a reader derives from one.
 //
-// Its strings are one run (strs), cut by ends: the id, the slug, the four
-// texts, the region and the four descriptions, in that order. A Flag
-// holds three pointers, all at its start, where eleven strings and four
-// pointers to descriptions were fifteen spread over its 272 bytes: the
-// collector scans the snapshot's flags at every cycle, and that scan was
-// most of its work (see bench/README.md).
+// A Flag is one record, and holds no pointer: its strings follow it in
+// memory, one run cut by ends (the id, the slug, the four texts, the
+// region, the four descriptions and the contexts, in that order), then,
+// 4-byte aligned, its word ids (see words). A flag of a full load is
+// carved with others from a chunk of the arena, one of a tick allocated
+// alone; either way the memory holds no pointer, so the collector marks
+// it without scanning it: the snapshot's flags were most of a
+// collection's work while each held three pointers (see bench/README.md).
+// So a Flag is only ever used where it was made, through its pointer: a
+// copy of the value would leave its strings and words behind (noCopy
+// makes go vet report one).
 type Flag struct {
-	strs     string
-	Contexts []string
-	// words are the ids (in the snapshot's lexicon) of the flag's distinct
-	// folded words; language l's are words[wordEnd[l-1]:wordEnd[l]]. The
-	// ids of its distinct stems follow: language l's are
-	// words[stemEnd[l-1]:stemEnd[l]], the first from wordEnd[NumLangs-1].
-	words    []uint32
-	ends     [numStrs]uint32
+	noCopy      noCopy
+	ends        [numStrs]uint32
+	Red, Green  int64
+	controversy float64
+	createdMS   int64
+	updatedMS   int64
+	version     uint64 // see Version
+	// Language l's word ids (in the snapshot's lexicon) are
+	// words()[wordEnd[l-1]:wordEnd[l]], its stem ids
+	// words()[stemEnd[l-1]:stemEnd[l]], the first from wordEnd[NumLangs-1].
+	wordEnd  [NumLangs]uint16
+	stemEnd  [NumLangs]uint16
 	Category Category
 	Dominant Dominant
 	// verbatim has bit k set when Cuts()[k] needs no escaping in JSON.
 	verbatim uint8
 	// descs has bit l set when language l has a description.
-	descs       uint8
-	Red, Green  int64
-	controversy float64
-	createdMS   int64
-	updatedMS   int64
-	wordEnd     [NumLangs]uint16
-	stemEnd     [NumLangs]uint16
-	version     uint64 // see Version
+	descs uint8
+}
+
+// noCopy is a Flag's first field: go vet's copylocks check reports a
+// value copied, as it does a sync.Mutex.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}
+
+// flagHead is the size of a Flag; its record's strings start there.
+const flagHead = unsafe.Sizeof(Flag{})
+
+// recordSize is the bytes of a flag's record with nstr bytes of strings
+// and nwords word ids, a multiple of 8.
+func recordSize(nstr, nwords int) int {
+	return (int(flagHead) + (nstr+3)&^3 + 4*nwords + 7) &^ 7
+}
+
+// newRecord returns a zero Flag with room after it for nstr bytes of
+// strings and nwords word ids, from a (nil: on its own).
+func newRecord(a *arena, nstr, nwords int) *Flag {
+	return (*Flag)(a.record(recordSize(nstr, nwords)))
+}
+
+// strs is the flag's run of strings.
+func (f *Flag) strs() string {
+	n := f.ends[numStrs-1]
+	if n == 0 {
+		return ""
+	}
+	return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(f), flagHead)), n)
+}
+
+// words are the flag's word and stem ids (see wordEnd).
+func (f *Flag) words() []uint32 {
+	m := int(f.stemEnd[NumLangs-1])
+	if m == 0 {
+		return nil
+	}
+	off := flagHead + uintptr((f.ends[numStrs-1]+3)&^3)
+	return unsafe.Slice((*uint32)(unsafe.Add(unsafe.Pointer(f), off)), m)
+}
+
+// fill writes the record's strings and word ids, which its ends and
+// stemEnd must already count.
+func (f *Flag) fill(strs string, words []uint32) {
+	if len(strs) > 0 {
+		copy(unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(f), flagHead)), len(strs)), strs)
+	}
+	if len(words) > 0 {
+		copy(f.words(), words)
+	}
 }
 
 // flagVersions numbers the flags a process makes (see Version).
@@ -76,7 +132,10 @@ const (
 	strText   = 2 // the first of NumLangs
 	strRegion = strText + int(NumLangs)
 	strDesc   = strRegion + 1 // the first of NumLangs
-	numStrs   = strDesc + int(NumLangs)
+	// strContexts is the contexts, joined by commas ("" for none): the
+	// database's column splits on them, so no context has one.
+	strContexts = strDesc + int(NumLangs)
+	numStrs     = strContexts + 1
 )
 
 // str is the flag's string k.
@@ -85,7 +144,62 @@ func (f *Flag) str(k int) string {
 	if k > 0 {
 		lo = f.ends[k-1]
 	}
-	return f.strs[lo:f.ends[k]]
+	return f.strs()[lo:f.ends[k]]
+}
+
+// Contexts are the flag's context values, in the order given; nil for
+// none. A list of one to four enums is one shared by every flag that
+// carries it, and costs no allocation; any other is made at each call.
+// The caller must not modify it.
+func (f *Flag) Contexts() []string {
+	s := f.str(strContexts)
+	if s == "" {
+		return nil
+	}
+	if l := contextList(s); l != nil {
+		return l
+	}
+	return strings.Split(s, ",")
+}
+
+// contextsOf yields the contexts written in s, joined by commas.
+func contextsOf(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if s == "" {
+			return
+		}
+		for {
+			i := strings.IndexByte(s, ',')
+			if i < 0 {
+				yield(s)
+				return
+			}
+			if !yield(s[:i]) {
+				return
+			}
+			s = s[i+1:]
+		}
+	}
+}
+
+// sameContexts reports whether s joins cs.
+func sameContexts(s string, cs []string) bool {
+	if len(cs) == 0 {
+		return s == ""
+	}
+	for i, c := range cs {
+		if i > 0 {
+			if s == "" || s[0] != ',' {
+				return false
+			}
+			s = s[1:]
+		}
+		if !strings.HasPrefix(s, c) {
+			return false
+		}
+		s = s[len(c):]
+	}
+	return s == ""
 }
 
 // ID is the flag's id.
@@ -177,11 +291,23 @@ func verbatimOf(f *Flag) uint8 {
 // CreatedMS is CreatedAt in milliseconds since the Unix epoch.
 func (f *Flag) CreatedMS() int64 { return f.createdMS }
 
-// renumbered makes into a copy of f whose word and stem ids are words:
-// the lexicon's compaction (see compactLexicon).
-func (f *Flag) renumbered(into *Flag, words []uint32) {
-	*into = *f
-	into.words = words
+// renumbered returns a copy of f, from a, whose word and stem ids are
+// words (as many as f's): the lexicon's compaction (see compactLexicon).
+func (f *Flag) renumbered(a *arena, words []uint32) *Flag {
+	strs := f.strs()
+	g := newRecord(a, len(strs), len(words))
+	g.copyHead(f)
+	g.fill(strs, words)
+	return g
+}
+
+// copyHead copies f's fields into g, whose record must have room for
+// f's strings and words.
+func (g *Flag) copyHead(f *Flag) {
+	g.ends, g.Red, g.Green, g.controversy = f.ends, f.Red, f.Green, f.controversy
+	g.createdMS, g.updatedMS, g.version = f.createdMS, f.updatedMS, f.version
+	g.wordEnd, g.stemEnd, g.Category, g.Dominant = f.wordEnd, f.stemEnd, f.Category, f.Dominant
+	g.verbatim, g.descs = f.verbatim, f.descs
 }
 
 // lexicon numbers the folded words the snapshots of one loader have
@@ -215,7 +341,7 @@ func (f *Flag) wordsOf(l int) []uint32 {
 	if l > 0 {
 		lo = f.wordEnd[l-1]
 	}
-	return f.words[lo:f.wordEnd[l]]
+	return f.words()[lo:f.wordEnd[l]]
 }
 
 // stemsOf returns the stem ids of language l.
@@ -224,7 +350,7 @@ func (f *Flag) stemsOf(l int) []uint32 {
 	if l > 0 {
 		lo = f.stemEnd[l-1]
 	}
-	return f.words[lo:f.stemEnd[l]]
+	return f.words()[lo:f.stemEnd[l]]
 }
 
 // Total is red + green.
@@ -240,10 +366,11 @@ func (f *Flag) CreatedAt() time.Time { return time.UnixMilli(f.createdMS).UTC() 
 func (f *Flag) sameAs(in *FlagInput, cat Category) bool {
 	return f.Category == cat && f.Red == in.Red && f.Green == in.Green &&
 		f.createdMS == in.CreatedAt.UnixMilli() && f.updatedMS == in.UpdatedAt.UnixMilli() &&
-		f.sameStrs(in) && slices.Equal(f.Contexts, in.Contexts)
+		f.sameStrs(in)
 }
 
-// inputStrs are in's strings in a Flag's order, and its descs bits.
+// inputStrs are in's strings in a Flag's order but the contexts (left
+// ""), and its descs bits.
 func inputStrs(in *FlagInput) (strs [numStrs]string, descs uint8) {
 	strs[strID], strs[strSlug], strs[strRegion] = in.ID, in.Slug, in.Region
 	for l := range NumLangs {
@@ -256,79 +383,113 @@ func inputStrs(in *FlagInput) (strs [numStrs]string, descs uint8) {
 	return strs, descs
 }
 
-// sameStrs reports whether f's strings are in's.
+// sameStrs reports whether f's strings (its contexts among them) are
+// in's.
 func (f *Flag) sameStrs(in *FlagInput) bool {
 	strs, descs := inputStrs(in)
 	if descs != f.descs {
 		return false
 	}
-	for k, s := range strs {
+	for k, s := range strs[:strContexts] {
 		if f.str(k) != s {
 			return false
 		}
 	}
-	return true
+	return sameContexts(f.str(strContexts), in.Contexts)
 }
 
-// setStrs makes in's strings f's, in one run from a.
-func (f *Flag) setStrs(in *FlagInput, a *arena) {
+// appendStrs appends in's strings to b in one run, and returns their ends
+// and in's descs bits.
+func appendStrs(b []byte, in *FlagInput) ([]byte, [numStrs]uint32, uint8) {
 	strs, descs := inputStrs(in)
-	n := 0
-	for k, s := range strs {
-		n += len(s)
-		if n > 1<<32-1 {
-			panic("memstore: a flag's strings pass 4 GiB")
-		}
-		f.ends[k] = uint32(n)
-	}
-	b := a.buffer(n)
-	for _, s := range strs {
+	var ends [numStrs]uint32
+	for k, s := range strs[:strContexts] {
 		b = append(b, s...)
+		ends[k] = uint32(len(b))
 	}
-	b = a.keep(b) // this flag's own, or carved from the arena
-	f.strs, f.descs = unsafe.String(unsafe.SliceData(b), len(b)), descs
+	for i, c := range in.Contexts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, c...)
+	}
+	if len(b) > 1<<32-1 {
+		panic("memstore: a flag's strings pass 4 GiB")
+	}
+	ends[strContexts] = uint32(len(b))
+	return b, ends, descs
 }
 
-// newFlag makes the Flag of in, sharing prev's strings and search words
-// when they did not change. The category must be valid. Words are
+// newFlag makes the Flag of in, from a, copying prev's strings and search
+// words when they did not change. The category must be valid. Words are
 // numbered in lx.
 func newFlag(in *FlagInput, cat Category, prev *Flag, lx *lexicon, a *arena) *Flag {
-	f := a.flag()
+	var (
+		strs         string
+		ends         [numStrs]uint32
+		descs        uint8
+		buf          []byte
+		ids          []uint32
+		wordEnd      [NumLangs]uint16
+		stemEnd      [NumLangs]uint16
+		ownIDs       bool
+		sameStrs     = prev != nil && prev.sameStrs(in)
+		verbatimBits uint8
+	)
+	if sameStrs {
+		strs, ends, descs, verbatimBits = prev.strs(), prev.ends, prev.descs, prev.verbatim
+	} else {
+		n := len(in.ID) + len(in.Slug) + len(in.Region) + len(in.Contexts)
+		for l := range NumLangs {
+			n += len(in.Text[l])
+			if d := in.Description[l]; d != nil {
+				n += len(*d)
+			}
+		}
+		for _, c := range in.Contexts {
+			n += len(c)
+		}
+		buf, ends, descs = appendStrs(a.buffer(n), in)
+		strs = unsafe.String(unsafe.SliceData(buf), len(buf))
+	}
+	if sameStrs || prev != nil && prev.Texts() == in.Text {
+		ids, wordEnd, stemEnd = prev.words(), prev.wordEnd, prev.stemEnd
+	} else {
+		ownIDs = true
+		ids = a.wordBuffer()
+		st := lx.stemScratch[:0]
+		var stEnd [NumLangs]int
+		for l := range in.Text {
+			ids, st = appendWordIDs(ids, st, in.Text[l], Lang(l), lx)
+			wordEnd[l] = uint16(min(len(ids), 1<<16-1))
+			stEnd[l] = len(st)
+		}
+		ids = ids[:wordEnd[NumLangs-1]]
+		from := 0
+		for l, end := range stEnd {
+			ids = append(ids, st[from:end]...)
+			stemEnd[l] = uint16(min(len(ids), 1<<16-1))
+			from = end
+		}
+		lx.stemScratch = st[:0]
+		ids = ids[:stemEnd[NumLangs-1]]
+	}
+	f := newRecord(a, len(strs), len(ids))
 	*f = Flag{
-		Category: cat, Red: in.Red, Green: in.Green,
+		ends: ends, Category: cat, Red: in.Red, Green: in.Green,
 		Dominant: DominantOf(in.Red, in.Green), controversy: Controversy(in.Red, in.Green),
 		createdMS: in.CreatedAt.UnixMilli(), updatedMS: in.UpdatedAt.UnixMilli(),
-		version: flagVersions.Add(1),
+		version: flagVersions.Add(1), wordEnd: wordEnd, stemEnd: stemEnd,
+		descs: descs, verbatim: verbatimBits,
 	}
-	sameStrs := prev != nil && prev.sameStrs(in)
-	if sameStrs {
-		f.strs, f.ends, f.descs, f.verbatim = prev.strs, prev.ends, prev.descs, prev.verbatim
-	} else {
-		f.setStrs(in, a)
+	f.fill(strs, ids)
+	if !sameStrs {
 		f.verbatim = verbatimOf(f)
+		a.done(buf)
 	}
-	f.Contexts = a.contexts(in.Contexts)
-	if sameStrs || prev != nil && prev.Texts() == in.Text {
-		f.words, f.wordEnd, f.stemEnd = prev.words, prev.wordEnd, prev.stemEnd
-		return f
+	if ownIDs {
+		a.wordsDone(ids)
 	}
-	ids := a.wordBuffer()
-	st := lx.stemScratch[:0]
-	var stEnd [NumLangs]int
-	for l := range in.Text {
-		ids, st = appendWordIDs(ids, st, in.Text[l], Lang(l), lx)
-		f.wordEnd[l] = uint16(min(len(ids), 1<<16-1))
-		stEnd[l] = len(st)
-	}
-	ids = ids[:f.wordEnd[NumLangs-1]]
-	from := 0
-	for l, end := range stEnd {
-		ids = append(ids, st[from:end]...)
-		f.stemEnd[l] = uint16(min(len(ids), 1<<16-1))
-		from = end
-	}
-	lx.stemScratch = st[:0]
-	f.words = a.keepWords(ids[:f.stemEnd[NumLangs-1]])
 	return f
 }
 

@@ -24,7 +24,7 @@ func (s *Snapshot) compactLexicon() {
 	nw, ns, total := 0, 0, 0
 	for f := range s.Flags() {
 		split := int(f.wordEnd[NumLangs-1])
-		for k, id := range f.words {
+		for k, id := range f.words() {
 			m, n := words, &nw
 			if k >= split {
 				m, n = stems, &ns
@@ -34,7 +34,7 @@ func (s *Snapshot) compactLexicon() {
 				m[id] = -1
 			}
 		}
-		total += len(f.words)
+		total += len(f.words())
 	}
 	if len(old.words) <= nw+nw/lexiconSlack && len(old.stems.words) <= ns+ns/lexiconSlack {
 		return
@@ -50,8 +50,8 @@ func (s *Snapshot) compactLexicon() {
 		}
 		return uint32(m[id] - 1)
 	}
-	flags := make([]Flag, s.flags.len())
-	renewed := make([]*Flag, len(flags))
+	renewed := make([]*Flag, s.flags.len())
+	a := newArena()
 	all := make([]uint32, 0, total)
 	for i, f := range s.flags.all() {
 		if f == nil {
@@ -59,15 +59,14 @@ func (s *Snapshot) compactLexicon() {
 		}
 		split := int(f.wordEnd[NumLangs-1])
 		from := len(all)
-		for k, id := range f.words {
+		for k, id := range f.words() {
 			if k < split {
 				all = append(all, renumber(words, id, old.words, &lx.words, lx.ids))
 			} else {
 				all = append(all, renumber(stems, id, old.stems.words, &lx.stems.words, lx.stems.ids))
 			}
 		}
-		f.renumbered(&flags[i], all[from:len(all):len(all)])
-		renewed[i] = &flags[i]
+		renewed[i] = f.renumbered(a, all[from:len(all):len(all)])
 	}
 	s.flags = pagedOf(renewed)
 	s.renewed = true

@@ -15,9 +15,7 @@ type lookupWorld struct {
 }
 
 func keyFlag(id, slug string) *Flag {
-	f := &Flag{}
-	f.setStrs(&FlagInput{ID: id, Slug: slug}, nil)
-	return f
+	return newFlag(&FlagInput{ID: id, Slug: slug}, 0, nil, newLexicon(), nil)
 }
 
 // check compares both lookups with the model, for every key it holds and

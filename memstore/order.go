@@ -28,6 +28,15 @@ type placeKey struct {
 	id         string
 }
 
+// kept is p as a fence keeps it: its id a copy, since the flag's is part
+// of its record, and a fence outlives the flag in the blocks snapshots
+// share: it would keep the record alive, and the chunk of other flags it
+// was carved from.
+func (p placeKey) kept() placeKey {
+	p.id = strings.Clone(p.id)
+	return p
+}
+
 func (a placeKey) compare(b placeKey) int {
 	if a.key != b.key {
 		return cmp.Compare(a.key, b.key)
@@ -49,10 +58,24 @@ const blockLen = 512
 // memory its blocks share.
 func cut(flat []int32, place func(int32) placeKey) order {
 	var o order
+	n := 0
 	for lo := 0; lo < len(flat); lo += blockLen {
 		hi := min(lo+blockLen, len(flat))
 		o.blocks = append(o.blocks, flat[lo:hi:hi])
 		o.fence = append(o.fence, place(flat[hi-1]))
+		n += len(o.fence[len(o.fence)-1].id)
+	}
+	// The fences' ids, copied into one string (see kept): one object for
+	// the collector to mark, not one per block.
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range o.fence {
+		b.WriteString(p.id)
+	}
+	ids, at := b.String(), 0
+	for k := range o.fence {
+		l := len(o.fence[k].id)
+		o.fence[k].id, at = ids[at:at+l], at+l
 	}
 	o.index()
 	return o
@@ -168,7 +191,7 @@ func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, af
 	}
 	for n, g := range gone {
 		if e := blocks[g.k]; len(e) > 0 && (n == 0 || gone[n-1].k != g.k) {
-			fence[g.k] = after(e[len(e)-1]) // it stays: placed the same by both
+			fence[g.k] = after(e[len(e)-1]).kept() // it stays: placed the same by both
 		}
 	}
 	if emptied {
@@ -186,7 +209,7 @@ func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, af
 	for _, x := range in {
 		px := after(x)
 		if len(blocks) == 0 {
-			blocks, fence, own = append(blocks, []int32{x}), append(fence, px), append(own, true)
+			blocks, fence, own = append(blocks, []int32{x}), append(fence, px.kept()), append(own, true)
 			continue
 		}
 		k := sort.Search(len(fence), func(k int) bool { return fence[k].compare(px) > 0 })
@@ -201,13 +224,13 @@ func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, af
 		b = slices.Insert(b, i, x)
 		blocks[k] = b
 		if i == len(b)-1 {
-			fence[k] = px
+			fence[k] = px.kept()
 		}
 		if len(b) > 2*blockLen {
 			half := len(b) / 2
 			blocks[k] = slices.Clone(b[:half])
 			blocks = slices.Insert(blocks, k+1, slices.Clone(b[half:]))
-			fence = slices.Insert(fence, k, after(b[half-1]))
+			fence = slices.Insert(fence, k, after(b[half-1]).kept())
 			own = slices.Insert(own, k+1, true)
 		}
 	}

@@ -1,12 +1,16 @@
 package memstore
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
+	"sort"
 	"testing"
 	"time"
 	"unsafe"
+	"weak"
 )
 
 func shareInputs(now time.Time) []FlagInput {
@@ -14,7 +18,7 @@ func shareInputs(now time.Time) []FlagInput {
 	for i := range 30 {
 		ins = append(ins, FlagInput{ID: fmt.Sprintf("f%02d", i), Slug: fmt.Sprintf("s%02d", i), Approved: true,
 			Category: Categories[i%2], Region: []string{"", "TR"}[i%2], Text: [NumLangs]string{"bus", fmt.Sprintf("w%d", i), "c", "d"},
-			CreatedAt: now.Add(-time.Duration(i) * time.Minute), UpdatedAt: now, Red: int64(i % 4), Green: int64(i % 3)})
+			CreatedAt: now.Add(-time.Duration(i) * time.Hour), UpdatedAt: now, Red: int64(i % 4), Green: int64(i % 3)})
 	}
 	return ins
 }
@@ -50,8 +54,9 @@ func TestTickSharesWhatDidNotChange(t *testing.T) {
 	if next.search != snap.search || mapID(next.bySlug) != mapID(snap.bySlug) || mapID(next.byID) != mapID(snap.byID) {
 		t.Error("a vote rebuilt the search index or the lookups")
 	}
-	if v, w := next.At(4), snap.At(4); unsafe.StringData(v.strs) != unsafe.StringData(w.strs) || v.Red != w.Red+5 {
-		t.Error("a vote did not keep the flag's strings, or did not count")
+	if v, w := next.At(4), snap.At(4); v.strs() != w.strs() || !slices.Equal(v.words(), w.words()) || v.ends != w.ends ||
+		v.wordEnd != w.wordEnd || v.stemEnd != w.stemEnd || v.Red != w.Red+5 {
+		t.Error("a vote did not keep the flag's strings and words, or did not count")
 	}
 	for l := range next.orders {
 		touched := l == listAll || l == listCat+int(next.At(4).Category) || l == listDom+int(snap.At(4).Dominant) ||
@@ -104,6 +109,153 @@ func TestTickSharesWhatDidNotChange(t *testing.T) {
 	for l := range fifth.orders {
 		if shared := fifth.orders[l] == fourth.orders[l]; shared == slices.Contains(joined[:], l) {
 			t.Errorf("list %d: shared %v, left %v", l, shared, !shared)
+		}
+	}
+}
+
+// TestReplacedFlagsLetGo: once no snapshot serves a flag, nothing a later
+// snapshot keeps holds its record, nor the chunk of other flags it was
+// carved from. A flag's strings are part of its record: a region kept as
+// a key of the region numbering, or an id kept as an order's fence (the
+// place of a block's last entry, shared with the blocks a build did not
+// touch), each held the record of the flag they were read from.
+func TestReplacedFlagsLetGo(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	ins := make([]FlagInput, 1100) // several blocks of the longer orders
+	for i := range ins {
+		ins[i] = FlagInput{ID: fmt.Sprintf("flg_%05d", i), Slug: fmt.Sprintf("flag-%d", i), Approved: true,
+			Category: Categories[i%len(Categories)], Region: []string{"TR", ""}[i%2],
+			Text:      [NumLangs]string{"bir", "two", "drei", "cuatro"},
+			CreatedAt: now.Add(-time.Duration(i) * time.Hour), UpdatedAt: now, Red: int64(i % 7), Green: int64(i % 5)}
+	}
+	s, err := Build(nil, Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFences(t, s)
+	var old []weak.Pointer[Flag]
+	for f := range s.Flags() {
+		old = append(old, weak.Make(f))
+	}
+	// Every flag's votes change in a full load: every flag a new record;
+	// the orders by date keep their blocks.
+	for i := range ins {
+		ins[i].Green += 2
+	}
+	if s, err = Build(s, Change{Full: true, Flags: ins, LoadedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		runtime.GC()
+	}
+	alive := 0
+	for _, w := range old {
+		if w.Value() != nil {
+			alive++
+		}
+	}
+	if alive > 0 {
+		t.Errorf("%d of %d replaced flags still alive", alive, len(old))
+	}
+	runtime.KeepAlive(s)
+}
+
+// TestTickFlagsLetGo: the same for the flags a tick made, replaced by the
+// next tick: a fence a tick re-places (a block's new last entry, a split,
+// a block emptied and refilled) holds a copy of the id, not the flag's.
+func TestTickFlagsLetGo(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	ins := make([]FlagInput, 3000)
+	for i := range ins {
+		ins[i] = FlagInput{ID: fmt.Sprintf("flg_%05d", i), Slug: fmt.Sprintf("flag-%d", i), Approved: true,
+			Category: Categories[i%len(Categories)], Region: []string{"TR", ""}[i%2],
+			Text:      [NumLangs]string{"bir", "two", "drei", "cuatro"},
+			CreatedAt: now.Add(-time.Duration(i) * time.Hour), UpdatedAt: now, Red: int64(i % 7), Green: int64(i % 5)}
+	}
+	s, err := Build(nil, Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A tick moves every fiftieth flag to the other colour's list (and far
+	// up the orders by votes): each goes into blocks of the lists by date
+	// it was not in, and may end one.
+	tick := func(flip bool) []FlagInput {
+		var ch []FlagInput
+		for i := 0; i < len(ins); i += 50 {
+			if flip {
+				ins[i].Red, ins[i].Green = ins[i].Green+int64(1000+37*i%500), ins[i].Red
+			} else {
+				ins[i].Red += 2 * ins[i].Red / max(ins[i].Red, 1) // the same colour
+			}
+			ch = append(ch, ins[i])
+		}
+		if s, err = Build(s, Change{Flags: ch, LoadedAt: now}); err != nil {
+			t.Fatal(err)
+		}
+		return ch
+	}
+	var made []weak.Pointer[Flag]
+	for _, in := range tick(true) {
+		f, _, _ := s.FlagBySlug(in.Slug)
+		made = append(made, weak.Make(f))
+	}
+	checkFences(t, s)
+	// 1,100 new flags, newer than any: they fill the first block of every
+	// order by date past its length, which splits it; the first is of a
+	// region no flag had, a list that was empty.
+	var added []FlagInput
+	for i := range 1100 {
+		in := ins[i%len(ins)]
+		in.ID, in.Slug, in.CreatedAt = fmt.Sprintf("flg_new_%05d", i), fmt.Sprintf("new-%d", i), now.Add(time.Duration(i+1)*time.Minute)
+		if i == 0 {
+			in.Region = "ZZ"
+		}
+		added = append(added, in)
+	}
+	if s, err = Build(s, Change{Flags: added, LoadedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	checkFences(t, s)
+	tick(false) // the same flags again, each in the same lists: the first tick's are replaced
+	checkFences(t, s)
+	tick(false)
+	for range 3 {
+		runtime.GC()
+	}
+	alive := 0
+	for _, w := range made {
+		if w.Value() != nil {
+			alive++
+		}
+	}
+	if alive > 0 {
+		t.Errorf("%d of %d flags a tick made, replaced by the next, still alive", alive, len(made))
+	}
+	runtime.KeepAlive(s)
+}
+
+// checkFences fails when a fence of s's orders holds an id that is part
+// of a flag's record rather than a copy.
+func checkFences(t *testing.T, s *Snapshot) {
+	t.Helper()
+	type span struct{ lo, hi uintptr }
+	var recs []span
+	for f := range s.Flags() {
+		lo := uintptr(unsafe.Pointer(f))
+		recs = append(recs, span{lo, lo + uintptr(recordSize(len(f.strs()), len(f.words())))})
+	}
+	slices.SortFunc(recs, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	for l, set := range s.orders {
+		for srt := range set {
+			for dir, o := range set[srt] {
+				for k, p := range o.fence {
+					at := uintptr(unsafe.Pointer(unsafe.StringData(p.id)))
+					i := sort.Search(len(recs), func(i int) bool { return recs[i].hi > at })
+					if i < len(recs) && recs[i].lo <= at {
+						t.Fatalf("list %d sort %d dir %d: fence %d's id %q is part of a flag's record", l, srt, dir, k, p.id)
+					}
+				}
+			}
 		}
 	}
 }

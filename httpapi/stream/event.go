@@ -42,11 +42,34 @@ func newEvent(epoch string, s *memstore.Snapshot, ch memstore.Changes, item func
 	flags := make([]*memstore.Flag, 0, len(ch.Votes)+len(ch.Added))
 	flags = append(append(flags, ch.Votes...), ch.Added...)
 	slices.SortFunc(flags, func(a, b *memstore.Flag) int { return strings.Compare(a.ID(), b.ID()) })
+	// The slugs, copied into one string: a flag's own is part of its
+	// record, which the ring would keep alive, with the chunk of other
+	// flags it was carved from, for as long as it holds the event.
+	n := 0
+	for _, f := range flags {
+		n += len(f.Slug())
+	}
+	for _, f := range ch.Removed {
+		n += len(f.Slug())
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for _, f := range flags {
+		sb.WriteString(f.Slug())
+	}
+	for _, f := range ch.Removed {
+		sb.WriteString(f.Slug())
+	}
+	text, at := sb.String(), 0
+	slug := func(f *memstore.Flag) string {
+		at += len(f.Slug())
+		return text[at-len(f.Slug()) : at]
+	}
 	size := len(e.head) + 32
 	for _, f := range flags {
 		it := item(nil, f)
 		e.items = append(e.items, it)
-		e.slugs = append(e.slugs, f.Slug())
+		e.slugs = append(e.slugs, slug(f))
 		size += len(it) + 1
 	}
 	if len(flags) > indexMin {
@@ -56,7 +79,7 @@ func newEvent(epoch string, s *memstore.Snapshot, ch memstore.Changes, item func
 		}
 	}
 	for _, f := range ch.Removed {
-		e.removed = append(e.removed, f.Slug())
+		e.removed = append(e.removed, slug(f))
 		g := str(nil, f.Slug())
 		e.gone = append(e.gone, g)
 		size += len(g) + 1

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http/httputil"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -377,5 +378,37 @@ func TestOtherBaseResyncs(t *testing.T) {
 	st.SetSnapshot(next)
 	if q, ended := all.c.take(); len(q) != 1 || !strings.Contains(string(q[0]), "event: resync\ndata: {}\n\n") || ended != "" {
 		t.Errorf("after a snapshot of another base: %q (ended %q), want one resync", q, ended)
+	}
+}
+
+// The ring's events hold copies of the slugs they name: a flag's own is
+// part of its record, which an event would keep alive, with the chunk of
+// other flags it was carved from, for as long as the ring holds it.
+func TestEventSlugsAreCopies(t *testing.T) {
+	h, st, in := testHub(t, 40, Options{})
+	vote(t, st, in, 1, 2, 3)
+	in[5].Approved = false // removed
+	s, err := memstore.Build(st.Snapshot(), memstore.Change{Flags: []memstore.FlagInput{in[5]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed, _, _ := st.Snapshot().FlagBySlug(in[5].Slug)
+	st.SetSnapshot(s)
+	h.mu.Lock()
+	ring := slices.Clone(h.ring)
+	h.mu.Unlock()
+	if len(ring) != 2 || len(ring[0].slugs) != 3 || len(ring[1].removed) != 1 || ring[1].removed[0] != removed.Slug() {
+		t.Fatalf("ring of %d events", len(ring))
+	}
+	mine := map[*byte]bool{unsafe.StringData(removed.Slug()): true}
+	for f := range s.Flags() {
+		mine[unsafe.StringData(f.Slug())] = true
+	}
+	for _, e := range ring {
+		for _, sl := range append(slices.Clone(e.slugs), e.removed...) {
+			if mine[unsafe.StringData(sl)] {
+				t.Errorf("the event's slug %q is the flag's own string", sl)
+			}
+		}
 	}
 }
