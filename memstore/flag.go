@@ -315,9 +315,10 @@ func (g *Flag) copyHead(f *Flag) {
 // of the words in use (see compactLexicon). Only Build writes it (one at a
 // time); requests never read it.
 type lexicon struct {
-	ids   map[string]uint32
-	words []string
-	stems *stemCache
+	ids    map[string]uint32
+	words  []string
+	chunks strChunks // the words' bytes
+	stems  *stemCache
 	// stemScratch is newFlag's buffer of stem ids.
 	stemScratch []uint32
 }
@@ -328,7 +329,7 @@ func (lx *lexicon) id(b []byte) uint32 {
 	if id, ok := lx.ids[string(b)]; ok {
 		return id
 	}
-	w := string(b)
+	w := lx.chunks.str(unsafe.String(unsafe.SliceData(b), len(b)))
 	id := uint32(len(lx.words))
 	lx.ids[w] = id
 	lx.words = append(lx.words, w)

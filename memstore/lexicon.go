@@ -1,5 +1,10 @@
 package memstore
 
+import (
+	"strings"
+	"unsafe"
+)
+
 // The lexicon is shared from one snapshot to the next, so that a tick
 // numbers only the words it has not seen; but then it keeps the words of
 // every text ever read: of flags removed, of texts replaced, of builds
@@ -42,11 +47,12 @@ func (s *Snapshot) compactLexicon() {
 	lx := newLexicon()
 	lx.words = make([]string, 0, nw)
 	lx.stems.words = make([]string, 0, ns)
-	renumber := func(m []int32, id uint32, from []string, to *[]string, ids map[string]uint32) uint32 {
+	renumber := func(m []int32, id uint32, from []string, to *[]string, ids map[string]uint32, c *strChunks) uint32 {
 		if m[id] < 0 {
 			m[id] = int32(len(*to)) + 1 // 0 is unused, -1 used and not yet numbered
-			*to = append(*to, from[id])
-			ids[from[id]] = uint32(m[id] - 1)
+			w := c.str(from[id])        // a copy: the old chunks go with the old lexicon
+			*to = append(*to, w)
+			ids[w] = uint32(m[id] - 1)
 		}
 		return uint32(m[id] - 1)
 	}
@@ -61,9 +67,9 @@ func (s *Snapshot) compactLexicon() {
 		from := len(all)
 		for k, id := range f.words() {
 			if k < split {
-				all = append(all, renumber(words, id, old.words, &lx.words, lx.ids))
+				all = append(all, renumber(words, id, old.words, &lx.words, lx.ids, &lx.chunks))
 			} else {
-				all = append(all, renumber(stems, id, old.stems.words, &lx.stems.words, lx.stems.ids))
+				all = append(all, renumber(stems, id, old.stems.words, &lx.stems.words, lx.stems.ids, &lx.stems.chunks))
 			}
 		}
 		renewed[i] = f.renumbered(a, all[from:len(all):len(all)])
@@ -89,3 +95,27 @@ func (s *Snapshot) compactLexicon() {
 
 // size is the number of words and stems the lexicon holds.
 func (lx *lexicon) size() int { return len(lx.words) + len(lx.stems.words) }
+
+// strChunks carves the strings of a lexicon or a stem cache from chunks of
+// strChunk bytes: the tens of thousands of words it holds are then a few
+// objects for the collector to mark, not one each. A chunk's bytes are
+// never written again once carved.
+type strChunks struct{ buf []byte }
+
+const strChunk = 64 << 10
+
+// str returns a copy of s.
+func (c *strChunks) str(s string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	if len(s) > strChunk/16 {
+		return strings.Clone(s)
+	}
+	if len(s) > cap(c.buf)-len(c.buf) {
+		c.buf = make([]byte, 0, strChunk)
+	}
+	start := len(c.buf)
+	c.buf = append(c.buf, s...)
+	return unsafe.String(&c.buf[start], len(s))
+}

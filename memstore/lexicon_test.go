@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // letters writes n in the letters a-z, so that it is one word.
@@ -143,5 +144,102 @@ func TestRenumberedKeepsEveryField(t *testing.T) {
 	}
 	if c.strs() != f.strs() || !slices.Equal(c.words(), words) {
 		t.Errorf("the copy's strings %q and words %v, want %q and %v", c.strs(), c.words(), f.strs(), words)
+	}
+}
+
+// A lexicon's words and a stem cache's stems and raw words are carved
+// from chunks: a lexicon of 20,000 new words takes a few dozen
+// allocations for their bytes, not one a word; each is an exact copy;
+// and a compaction copies the words it keeps into chunks of its own, so
+// that the old lexicon's chunks go with it.
+func TestLexiconWordsInChunks(t *testing.T) {
+	var c strChunks
+	words := make([]string, 20_000)
+	for i := range words {
+		words[i] = "w" + letters(i)
+	}
+	got := make([]string, len(words))
+	allocs := testing.AllocsPerRun(1, func() {
+		c = strChunks{}
+		for i, w := range words {
+			got[i] = c.str(w)
+		}
+	})
+	for i, w := range got {
+		if w != words[i] || unsafe.StringData(w) == unsafe.StringData(words[i]) {
+			t.Fatalf("word %d is %q, a copy of %q", i, w, words[i])
+		}
+	}
+	if allocs > 60 {
+		t.Errorf("%v allocations for 20,000 words", allocs)
+	}
+	long := strings.Repeat("x", strChunk)
+	if w := c.str(long); w != long || unsafe.StringData(w) == unsafe.StringData(long) {
+		t.Error("a long string is not copied")
+	}
+	raw := make([][]byte, len(words))
+	for i, w := range words {
+		raw[i] = []byte(w)
+	}
+	var lx *lexicon
+	allocs = testing.AllocsPerRun(1, func() {
+		lx = newLexicon()
+		for _, w := range raw {
+			lx.id(w)
+		}
+	})
+	if len(lx.words) != len(words) || allocs > 200 {
+		t.Errorf("%v allocations for a lexicon of %d words", allocs, len(lx.words))
+	}
+	in := []byte("wab")
+	id := lx.id(in)
+	in[1] = 'z' // the lexicon's word is a copy
+	if lx.words[id] != "wab" {
+		t.Errorf("the lexicon's word changed with its input: %q", lx.words[id])
+	}
+
+	// A compaction: the flags' texts replaced until a build renews the
+	// lexicon. No word of the new one shares the old one's bytes.
+	snap, err := Build(nil, Change{Full: true, Flags: churnInputs(300, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := snap.lexicon
+	for round := 1; snap.lexicon == old && round < 40; round++ {
+		if snap, err = Build(snap, Change{Full: true, Flags: churnInputs(300, round)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if snap.lexicon == old {
+		t.Fatal("no build renewed the lexicon")
+	}
+	oldBytes := map[*byte]bool{}
+	for _, w := range append(slices.Clone(old.words), old.stems.words...) {
+		oldBytes[unsafe.StringData(w)] = true
+	}
+	for _, w := range append(slices.Clone(snap.lexicon.words), snap.lexicon.stems.words...) {
+		if oldBytes[unsafe.StringData(w)] {
+			t.Fatalf("the renewed lexicon's word %q is the old one's", w)
+		}
+	}
+}
+
+// A stem cache keeps its stems and the words it knows by how they are
+// written in its chunks.
+func TestStemsInChunks(t *testing.T) {
+	c := newStemCache()
+	in := func(w string) bool {
+		lo := uintptr(unsafe.Pointer(unsafe.SliceData(c.chunks.buf)))
+		p := uintptr(unsafe.Pointer(unsafe.StringData(w)))
+		return p >= lo && p < lo+uintptr(len(c.chunks.buf))
+	}
+	sid := c.of(EN, 0, "Running", false)
+	if w := c.words[sid]; w != "run" || !in(w) {
+		t.Errorf("stem %q not in the cache's chunk", w)
+	}
+	for raw := range c.byRaw[EN] {
+		if raw != "Running" || !in(raw) {
+			t.Errorf("raw word %q not in the cache's chunk", raw)
+		}
 	}
 }

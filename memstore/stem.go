@@ -52,10 +52,11 @@ func Stem(l Lang, word string) string {
 // else by the word as written. A tick stems only the words no flag had
 // before.
 type stemCache struct {
-	ids   map[string]uint32 // stem -> id
-	words []string          // id -> stem
-	byID  [NumLangs][]int32 // lexicon id -> stem id, -1 for not yet
-	byRaw [NumLangs]map[string]uint32
+	ids    map[string]uint32 // stem -> id
+	words  []string          // id -> stem
+	chunks strChunks         // the stems' and raw words' bytes
+	byID   [NumLangs][]int32 // lexicon id -> stem id, -1 for not yet
+	byRaw  [NumLangs]map[string]uint32
 }
 
 func newStemCache() *stemCache {
@@ -75,7 +76,7 @@ func (c *stemCache) of(l Lang, id uint32, raw string, folded bool) uint32 {
 			return sid
 		}
 		sid := c.stem(l, raw)
-		c.byRaw[l][strings.Clone(raw)] = sid
+		c.byRaw[l][c.chunks.str(raw)] = sid
 		return sid
 	}
 	ids := c.byID[l]
@@ -94,6 +95,7 @@ func (c *stemCache) stem(l Lang, raw string) uint32 {
 	st := Stem(l, raw)
 	id, ok := c.ids[st]
 	if !ok {
+		st = c.chunks.str(st)
 		id = uint32(len(c.words))
 		c.ids[st] = id
 		c.words = append(c.words, st)
