@@ -254,6 +254,10 @@ func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, af
 		blocks[j], fence[j], own[j] = b, fence[k], own[k]
 		j++
 	}
+	// The arrays' tails past j are cleared: they are this build's copies,
+	// and a fence left there would keep what it holds alive unseen.
+	clear(blocks[j:])
+	clear(fence[j:])
 	r := order{blocks: blocks[:j:j], fence: fence[:j:j]}
 	r.index()
 	return r, true

@@ -137,10 +137,11 @@ func TestReplacedFlagsLetGo(t *testing.T) {
 	for f := range s.Flags() {
 		old = append(old, weak.Make(f))
 	}
-	// Every flag's votes change in a full load: every flag a new record;
-	// the orders by date keep their blocks.
+	// Every flag's description changes in a full load: every flag a new
+	// record, and every order keeps its blocks and fences (no place moves).
 	for i := range ins {
-		ins[i].Green += 2
+		d := fmt.Sprintf("why %d", i)
+		ins[i].Description[EN] = &d
 	}
 	if s, err = Build(s, Change{Full: true, Flags: ins, LoadedAt: now}); err != nil {
 		t.Fatal(err)
@@ -219,6 +220,22 @@ func TestTickFlagsLetGo(t *testing.T) {
 	tick(false) // the same flags again, each in the same lists: the first tick's are replaced
 	checkFences(t, s)
 	tick(false)
+	// Then only their descriptions: new records, each in its place in
+	// every order, so no fence is set again.
+	var desc []FlagInput
+	for i := 0; i < len(ins); i += 50 {
+		d := fmt.Sprintf("changed %d", i)
+		ins[i].Description[DE] = &d
+		desc = append(desc, ins[i])
+	}
+	for _, in := range desc {
+		f, _, _ := s.FlagBySlug(in.Slug)
+		made = append(made, weak.Make(f))
+	}
+	if s, err = Build(s, Change{Flags: desc, LoadedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	checkFences(t, s)
 	for range 3 {
 		runtime.GC()
 	}
