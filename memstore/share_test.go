@@ -121,13 +121,7 @@ func TestTickSharesWhatDidNotChange(t *testing.T) {
 // touch), each held the record of the flag they were read from.
 func TestReplacedFlagsLetGo(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	ins := make([]FlagInput, 1100) // several blocks of the longer orders
-	for i := range ins {
-		ins[i] = FlagInput{ID: fmt.Sprintf("flg_%05d", i), Slug: fmt.Sprintf("flag-%d", i), Approved: true,
-			Category: Categories[i%len(Categories)], Region: []string{"TR", ""}[i%2],
-			Text:      [NumLangs]string{"bir", "two", "drei", "cuatro"},
-			CreatedAt: now.Add(-time.Duration(i) * time.Hour), UpdatedAt: now, Red: int64(i % 7), Green: int64(i % 5)}
-	}
+	ins := letGoInputs(1100, now) // several blocks of the longer orders
 	s, err := Build(nil, Change{Full: true, Flags: ins, LoadedAt: now})
 	if err != nil {
 		t.Fatal(err)
@@ -146,16 +140,7 @@ func TestReplacedFlagsLetGo(t *testing.T) {
 	if s, err = Build(s, Change{Full: true, Flags: ins, LoadedAt: now}); err != nil {
 		t.Fatal(err)
 	}
-	for range 3 {
-		runtime.GC()
-	}
-	alive := 0
-	for _, w := range old {
-		if w.Value() != nil {
-			alive++
-		}
-	}
-	if alive > 0 {
+	if alive := aliveAfterGC(old); alive > 0 {
 		t.Errorf("%d of %d replaced flags still alive", alive, len(old))
 	}
 	runtime.KeepAlive(s)
@@ -166,13 +151,7 @@ func TestReplacedFlagsLetGo(t *testing.T) {
 // a block emptied and refilled) holds a copy of the id, not the flag's.
 func TestTickFlagsLetGo(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	ins := make([]FlagInput, 3000)
-	for i := range ins {
-		ins[i] = FlagInput{ID: fmt.Sprintf("flg_%05d", i), Slug: fmt.Sprintf("flag-%d", i), Approved: true,
-			Category: Categories[i%len(Categories)], Region: []string{"TR", ""}[i%2],
-			Text:      [NumLangs]string{"bir", "two", "drei", "cuatro"},
-			CreatedAt: now.Add(-time.Duration(i) * time.Hour), UpdatedAt: now, Red: int64(i % 7), Green: int64(i % 5)}
-	}
+	ins := letGoInputs(3000, now)
 	s, err := Build(nil, Change{Full: true, Flags: ins, LoadedAt: now})
 	if err != nil {
 		t.Fatal(err)
@@ -236,16 +215,7 @@ func TestTickFlagsLetGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFences(t, s)
-	for range 3 {
-		runtime.GC()
-	}
-	alive := 0
-	for _, w := range made {
-		if w.Value() != nil {
-			alive++
-		}
-	}
-	if alive > 0 {
+	if alive := aliveAfterGC(made); alive > 0 {
 		t.Errorf("%d of %d flags a tick made, replaced by the next, still alive", alive, len(made))
 	}
 	runtime.KeepAlive(s)
@@ -275,4 +245,32 @@ func checkFences(t *testing.T, s *Snapshot) {
 			}
 		}
 	}
+}
+
+// letGoInputs are n flags an hour apart, of every category, half of them
+// of one region.
+func letGoInputs(n int, now time.Time) []FlagInput {
+	ins := make([]FlagInput, n)
+	for i := range ins {
+		ins[i] = FlagInput{ID: fmt.Sprintf("flg_%05d", i), Slug: fmt.Sprintf("flag-%d", i), Approved: true,
+			Category: Categories[i%len(Categories)], Region: []string{"TR", ""}[i%2],
+			Text:      [NumLangs]string{"bir", "two", "drei", "cuatro"},
+			CreatedAt: now.Add(-time.Duration(i) * time.Hour), UpdatedAt: now, Red: int64(i % 7), Green: int64(i % 5)}
+	}
+	return ins
+}
+
+// aliveAfterGC is the number of ws whose flags are still alive after the
+// collector has run.
+func aliveAfterGC(ws []weak.Pointer[Flag]) int {
+	for range 3 {
+		runtime.GC()
+	}
+	alive := 0
+	for _, w := range ws {
+		if w.Value() != nil {
+			alive++
+		}
+	}
+	return alive
 }
