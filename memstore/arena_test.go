@@ -166,22 +166,50 @@ func TestFlagSize(t *testing.T) {
 // not scan (see arena), so a pointer in it would not keep what it points
 // to alive.
 func TestFlagHoldsNoPointer(t *testing.T) {
-	var walk func(reflect.Type, string)
-	walk = func(ty reflect.Type, path string) {
-		switch ty.Kind() {
-		case reflect.Struct:
-			for i := range ty.NumField() {
-				walk(ty.Field(i).Type, path+"."+ty.Field(i).Name)
+	for _, path := range pointersIn(reflect.TypeFor[Flag](), "Flag") {
+		t.Errorf("%s: a pointer, or holds one", path)
+	}
+}
+
+// pointersIn lists the paths in ty (named name) that are or hold a
+// pointer: what the collector reads in a value of ty.
+func pointersIn(ty reflect.Type, name string) []string {
+	switch ty.Kind() {
+	case reflect.Struct:
+		var out []string
+		for i := range ty.NumField() {
+			out = append(out, pointersIn(ty.Field(i).Type, name+"."+ty.Field(i).Name)...)
+		}
+		return out
+	case reflect.Array:
+		return pointersIn(ty.Elem(), name+"[]")
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return nil
+	}
+	return []string{name + " (" + ty.Kind().String() + ")"}
+}
+
+// A trie's arrays, whose length is its vocabulary's or its postings',
+// hold no pointer: the collector marks each of them without reading it.
+// Only the one string of the words and the sparse map (a few words) are
+// one pointer each.
+func TestTrieArraysHoldNoPointer(t *testing.T) {
+	ty := reflect.TypeFor[trie]()
+	for i := range ty.NumField() {
+		f := ty.Field(i)
+		switch f.Type.Kind() {
+		case reflect.Slice:
+			for _, path := range pointersIn(f.Type.Elem(), "trie."+f.Name+"[]") {
+				t.Errorf("%s: a pointer, or holds one, in every element", path)
 			}
-		case reflect.Array:
-			walk(ty.Elem(), path+"[]")
-		case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
-		default:
-			t.Errorf("Flag%s is a %s: a pointer, or holds one", path, ty.Kind())
+		case reflect.Map:
+			for _, path := range append(pointersIn(f.Type.Key(), "trie."+f.Name+" key"),
+				pointersIn(f.Type.Elem(), "trie."+f.Name+" value")...) {
+				t.Errorf("%s: a pointer, or holds one, in every entry", path)
+			}
 		}
 	}
-	walk(reflect.TypeFor[Flag](), "")
 }
 
 // A flag's record holds its strings and words exactly, whether carved

@@ -37,8 +37,8 @@ func sameCosts(t *testing.T, at string, got, want *Snapshot) {
 	count := func(s *Snapshot) (n [2][NumLangs]int) {
 		for _, g := range s.search.segs() {
 			for l := range g.words {
-				n[0][l] += g.words[l].cost(0, int32(len(g.words[l].vocab)))
-				n[1][l] += g.stems[l].cost(0, int32(len(g.stems[l].vocab)))
+				n[0][l] += g.words[l].cost(0, g.words[l].size())
+				n[1][l] += g.stems[l].cost(0, g.stems[l].size())
 			}
 		}
 		return n

@@ -47,7 +47,7 @@ func (ix *searchIndex) plan(q Query, o *FindOptions) []plan {
 				if !p.w.Prefix {
 					lo, hi = t.wordRange(p.w.Text)
 				}
-				if lo < hi && t.vocab[lo] == p.w.Text {
+				if lo < hi && t.word(lo) == p.w.Text {
 					p.add(t, g, l, source{span{lo, lo + 1}, MatchExact})
 					lo++
 				}

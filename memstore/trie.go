@@ -11,7 +11,11 @@ import (
 // the number of postings under a prefix is off[hi] - off[lo]: a search
 // knows what a word costs before it reads a posting.
 type trie struct {
-	vocab []string // sorted, unique folded words
+	// The vocabulary: sorted, unique folded words, one after the other in
+	// text, word v ending at ends[v] (see word). One string and an array
+	// of offsets, not a string header a word: the collector scans neither.
+	text string
+	ends []uint32
 	// The postings of word v are all[off[v]:off[v+1]]: ascending flag
 	// indices, every word's in one array.
 	all []int32
@@ -67,7 +71,7 @@ func buildTrie(n int, lexicon []string, wordsOf func(i int32) []uint32) *trie {
 			next[t.pos[w]]++
 		}
 	}
-	t.nodes = []trieNode{{lo: 0, hi: int32(len(t.vocab))}}
+	t.nodes = []trieNode{{lo: 0, hi: t.size()}}
 	t.fill(0, 0)
 	return t
 }
@@ -98,7 +102,7 @@ func buildSparseTrie(slots []int32, lexicon []string, wordsOf func(i int32) []ui
 			next[k]++
 		}
 	}
-	t.nodes = []trieNode{{lo: 0, hi: int32(len(t.vocab))}}
+	t.nodes = []trieNode{{lo: 0, hi: t.size()}}
 	t.fill(0, 0)
 	return t
 }
@@ -108,17 +112,37 @@ func buildSparseTrie(slots []int32, lexicon []string, wordsOf func(i int32) []ui
 // place; it returns, per place, where the next posting of its word goes.
 func (t *trie) fillVocab(ids []uint32, lexicon []string, total int, count func(uint32) int32, place func(id uint32, k int32)) []int32 {
 	slices.SortFunc(ids, func(a, b uint32) int { return strings.Compare(lexicon[a], lexicon[b]) })
-	t.vocab, t.off, t.all = make([]string, len(ids)), make([]int32, len(ids)+1), make([]int32, total)
+	t.ends, t.off, t.all = make([]uint32, len(ids)), make([]int32, len(ids)+1), make([]int32, total)
+	n := 0
+	for _, id := range ids {
+		n += len(lexicon[id])
+	}
+	var text strings.Builder
+	text.Grow(n)
 	next := make([]int32, len(ids))
 	at := int32(0)
 	for k, id := range ids {
-		t.vocab[k] = lexicon[id]
+		text.WriteString(lexicon[id])
+		t.ends[k] = uint32(text.Len())
 		place(id, int32(k))
 		t.off[k], next[k] = at, at
 		at += count(id)
 	}
 	t.off[len(ids)] = at
+	t.text = text.String()
 	return next
+}
+
+// size is the number of words in the vocabulary.
+func (t *trie) size() int32 { return int32(len(t.ends)) }
+
+// word returns vocabulary word v (0 <= v < size).
+func (t *trie) word(v int32) string {
+	lo := uint32(0)
+	if v > 0 {
+		lo = t.ends[v-1]
+	}
+	return t.text[lo:t.ends[v]]
 }
 
 // vocabOf returns the place in the vocabulary of the word with lexicon
@@ -143,14 +167,14 @@ func (t *trie) postings(v int32) []int32 { return t.all[t.off[v]:t.off[v+1]] }
 func (t *trie) fill(node int32, depth int) {
 	lo, hi := t.nodes[node].lo, t.nodes[node].hi
 	i := lo
-	for i < hi && len(t.vocab[i]) == depth {
+	for i < hi && len(t.word(i)) == depth {
 		i++ // the word equal to the prefix sorts first
 	}
 	var children []trieEdge
 	for i < hi {
-		b := t.vocab[i][depth]
+		b := t.word(i)[depth]
 		j := i
-		for j < hi && t.vocab[j][depth] == b {
+		for j < hi && t.word(j)[depth] == b {
 			j++
 		}
 		t.nodes = append(t.nodes, trieNode{lo: i, hi: j})
@@ -181,7 +205,7 @@ func (t *trie) prefixRange(p string) (lo, hi int32) {
 // wordRange returns the range holding exactly the word w, or an empty one.
 func (t *trie) wordRange(w string) (lo, hi int32) {
 	lo, hi = t.prefixRange(w)
-	if lo < hi && t.vocab[lo] == w {
+	if lo < hi && t.word(lo) == w {
 		return lo, lo + 1
 	}
 	return 0, 0
