@@ -42,15 +42,8 @@ func BenchmarkBuild100k(b *testing.B) {
 // rejected. BENCH_MICRO_1M=0 leaves out the million (its data set takes a
 // minute and 3 GB to build).
 func BenchmarkBuildTick(b *testing.B) {
-	sizes := []int{NumFlags, 1_000_000}
-	if os.Getenv("BENCH_MICRO_1M") == "0" {
-		sizes = sizes[:1]
-	}
-	for _, n := range sizes {
-		name := strconv.Itoa(n/1000) + "k"
-		if n >= 1_000_000 {
-			name = strconv.Itoa(n/1_000_000) + "M"
-		}
+	for _, n := range benchSizes() {
+		name := sizeName(n)
 		for _, kind := range []string{"votes", "add", "remove"} {
 			b.Run(name+"/"+kind, func(b *testing.B) {
 				d := sizedData(b, n)
