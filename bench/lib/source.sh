@@ -202,15 +202,39 @@ cpu_sample() {
 	echo "$(cpu_ticks $s) $(cpu_ticks $n) $(cpu_ticks $r)"
 }
 
+# mode_admins MODE: the admin ports of a mode's flagpole instances.
+mode_admins() {
+	case $1 in
+	inproc) echo "$APORT" ;;
+	redis) echo $((PORT + 3)) ;;
+	nginx) echo $((PORT + 3)) $((PORT + 5)) $((PORT + 7)) ;;
+	esac
+}
+
+# gc_seconds MODE: the CPU seconds the Go collector of the mode's flagpole
+# instances has used so far (their /metrics), 0 where there is none.
+gc_seconds() {
+	local p t=0 v
+	for p in $(mode_admins "$1"); do
+		v=$(curl -fs "http://127.0.0.1:$p/metrics" 2>/dev/null |
+			awk '$1 == "go_cpu_classes_gc_total_cpu_seconds_total" {print $2}') || v=0
+		t=$(awk -v a="$t" -v b="${v:-0}" 'BEGIN{printf "%.6f", a + b}')
+	done
+	echo "$t"
+}
+
 bench_case() { # bench_case NAME MODE URL PATHS GZ COUNT
-	local name=$1 mode=$2 url=$3 paths=$4 gz=$5 count=$6 c0 c1 cpu
+	local name=$1 mode=$2 url=$3 paths=$4 gz=$5 count=$6 c0 c1 g0 g1 cpu
 	run_wrk "$url" "$paths" "$gz" "$WARMUP" >/dev/null
 	c0=$(cpu_sample "$mode")
+	g0=$(gc_seconds "$mode")
 	run_wrk "$url" "$paths" "$gz" "$DURATION"
 	c1=$(cpu_sample "$mode")
-	# The CPU seconds the server side used during the measured run.
-	cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$CLK_TCK" 'BEGIN{split(a, x, " "); split(b, y, " ");
-		printf "{\"server_s\":%.2f,\"nginx_s\":%.2f,\"redis_s\":%.2f}", (y[1]-x[1])/hz, (y[2]-x[2])/hz, (y[3]-x[3])/hz}')
+	g1=$(gc_seconds "$mode")
+	# The CPU seconds the server side used during the measured run, and of
+	# them the flagpole instances' collector's.
+	cpu=$(awk -v a="$c0" -v b="$c1" -v g0="$g0" -v g1="$g1" -v hz="$CLK_TCK" 'BEGIN{split(a, x, " "); split(b, y, " ");
+		printf "{\"server_s\":%.2f,\"server_gc_s\":%.4f,\"nginx_s\":%.2f,\"redis_s\":%.2f}", (y[1]-x[1])/hz, g1-g0, (y[2]-x[2])/hz, (y[3]-x[3])/hz}')
 	printf '{"source":"%s","name":"case","case":"%s","mode":"%s","paths":%d,"gzip":%s,"cpu":%s,"wrk":%s}\n' \
 		"$SRC" "$name" "$mode" "$count" "$([[ $gz == gzip ]] && echo true || echo false)" "$cpu" "$WRK_OUT" >>"$RECORDS"
 	if [[ $WRK_OUT != null ]]; then

@@ -158,6 +158,7 @@ func cpuTable(b *strings.Builder, results []*Result) {
 		return
 	}
 	b.WriteString("\nCPU per request answered, in µs, during each measured run (/proc: user + system; " +
+		"in brackets the share of the flagpole instances' CPU their Go collector used, from their /metrics; " +
 		"Redis's when it runs on this machine):\n\n")
 	hdr := []string{"source", "case"}
 	for _, m := range modes {
@@ -172,6 +173,9 @@ func cpuCell(c *Case) string {
 		return ""
 	}
 	s := fmt.Sprintf("%.0f", c.CPU.Server)
+	if c.CPU.GCShare > 0 {
+		s += fmt.Sprintf(" (GC %.1f %%)", c.CPU.GCShare)
+	}
 	if c.CPU.Nginx == 0 && c.CPU.Redis == 0 {
 		return s
 	}

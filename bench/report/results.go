@@ -72,9 +72,10 @@ type Case struct {
 // cpuSeconds is bench/run's CPU sample of a measured run: the seconds
 // the flagpole instances, nginx and Redis used during it.
 type cpuSeconds struct {
-	Server float64 `json:"server_s"`
-	Nginx  float64 `json:"nginx_s"`
-	Redis  float64 `json:"redis_s"`
+	Server   float64 `json:"server_s"`
+	ServerGC float64 `json:"server_gc_s"` // of Server, the Go collector's (its /metrics)
+	Nginx    float64 `json:"nginx_s"`
+	Redis    float64 `json:"redis_s"`
 }
 
 // CPUUse is the CPU per request answered, in microseconds: the flagpole
@@ -82,8 +83,11 @@ type cpuSeconds struct {
 // machine).
 type CPUUse struct {
 	Server float64 `json:"server"`
-	Nginx  float64 `json:"nginx"`
-	Redis  float64 `json:"redis"`
+	// GCShare is the part of Server the instances' Go collector used, in
+	// percent (0 in records from before it was measured).
+	GCShare float64 `json:"server_gc_percent,omitempty"`
+	Nginx   float64 `json:"nginx"`
+	Redis   float64 `json:"redis"`
 }
 
 // Measure is one row that is not a wrk case.
@@ -176,6 +180,9 @@ func build(src string, flags int, date string, run map[string]any, recs []record
 			if rec.CPU != nil && c.Requests > 0 {
 				n := float64(c.Requests) / 1e6
 				c.CPU = &CPUUse{Server: rec.CPU.Server / n, Nginx: rec.CPU.Nginx / n, Redis: rec.CPU.Redis / n}
+				if rec.CPU.Server > 0 {
+					c.CPU.GCShare = 100 * rec.CPU.ServerGC / rec.CPU.Server
+				}
 			}
 			switch {
 			case strings.HasPrefix(c.Name, "ceiling"): // the ceiling, its checks, through nginx

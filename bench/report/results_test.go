@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 // Each case's ratios are to the ceiling checks and to the checks of its
 // own yardstick next to it, not to another case's yardstick.
@@ -37,5 +40,29 @@ func TestAddCasesYardstick(t *testing.T) {
 			t.Errorf("case %s: ceiling %v, %v; yardstick ratios %v, %v; want %+v", g.Name, g.CeilingRPS, g.CeilingP99ms,
 				g.YardRPSRatio, g.YardP99Ratio, w)
 		}
+	}
+}
+
+// A case's CPU a request and its collector's share come from the CPU
+// seconds bench/run recorded around it; the cell shows both.
+func TestCaseCPUAndGCShare(t *testing.T) {
+	wrk := json.RawMessage(`{"requests":200000,"duration_us":5000000,"latency_us":{"p50":1000,"p99":9000}}`)
+	recs := []record{{Name: "case", Case: "flag-slug", Mode: "inproc", Paths: 10, Wrk: wrk,
+		CPU: &cpuSeconds{Server: 8, ServerGC: 0.2, Redis: 1}}}
+	r := build("sqlite", 1000, "2026-11-28", nil, recs)
+	var c *Case
+	for i := range r.Cases {
+		if r.Cases[i].Name == "flag-slug" {
+			c = &r.Cases[i]
+		}
+	}
+	if c == nil || c.CPU == nil {
+		t.Fatalf("no case with its CPU: %+v", r.Cases)
+	}
+	if c.CPU.Server != 40 || c.CPU.Redis != 5 || c.CPU.GCShare != 2.5 {
+		t.Errorf("CPU %+v, want 40 µs a request, Redis 5, the collector 2.5 %%", *c.CPU)
+	}
+	if got, want := cpuCell(c), "40 (GC 2.5 %) + Redis 5 = 45"; got != want {
+		t.Errorf("cell %q, want %q", got, want)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"regexp"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,11 +19,19 @@ type loadMetrics struct {
 	rows     *prometheus.CounterVec
 }
 
+// gcWork adds to the Go collector's defaults what the collector costs:
+// the CPU it used (go_cpu_classes_gc_*_cpu_seconds_total, its share is
+// that over process_cpu_seconds_total) and the bytes it scans for
+// pointers at each collection (go_gc_scan_*_bytes), the part of the heap
+// that sets a collection's marking time.
+var gcWork = collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/(cpu/classes/gc|gc/scan)/`)}
+
 // newRegistry makes the registry of /metrics: the process, the Go runtime,
 // and the loader's jobs.
 func newRegistry() (*prometheus.Registry, *loadMetrics) {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(gcWork)),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := &loadMetrics{
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "flagpole_load_duration_seconds", Help: "Duration of each load, by cron job (flags, keys).",

@@ -82,6 +82,14 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("/metrics lacks %s", name)
 		}
 	}
+	// The collector's cost: its CPU and the heap it scans, which the
+	// snapshot holds most of.
+	if v := metricValue(t, m, "go_cpu_classes_gc_total_cpu_seconds_total", ""); v <= 0 {
+		t.Errorf("the collector's CPU: %v, want > 0 after a load", v)
+	}
+	if v := metricValue(t, m, "go_gc_scan_heap_bytes", ""); v <= 0 {
+		t.Errorf("the heap scanned: %v, want > 0", v)
+	}
 	if st, _ := get(t, admin+"/debug/pprof/", ""); st != 200 {
 		t.Errorf("pprof on the admin address: %d", st)
 	}
