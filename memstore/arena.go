@@ -41,20 +41,20 @@ func grow(next *int, n, limit int) int {
 
 // record returns n bytes (a multiple of 8) of zeroed, 8-byte aligned
 // memory that holds no pointer.
-func (a *arena) record(n int) unsafe.Pointer {
+func (a *arena) record(n int) (p unsafe.Pointer, at uint32) {
 	w := n / 8
 	if a == nil {
-		return unsafe.Pointer(unsafe.SliceData(make([]uint64, w)))
+		return unsafe.Pointer(unsafe.SliceData(make([]uint64, w))), 0
 	}
 	if w > cap(a.recs)-len(a.recs) {
 		if n > maxChunk/8 {
-			return unsafe.Pointer(unsafe.SliceData(make([]uint64, w)))
+			return unsafe.Pointer(unsafe.SliceData(make([]uint64, w))), 0
 		}
 		a.recs = make([]uint64, 0, grow(&a.nextRecs, w, maxChunk/8))
 	}
 	start := len(a.recs)
 	a.recs = a.recs[:start+w]
-	return unsafe.Pointer(&a.recs[start])
+	return unsafe.Pointer(&a.recs[start]), uint32(start)
 }
 
 // buffer is a scratch buffer of at least n bytes' capacity for encoding

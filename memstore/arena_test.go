@@ -16,9 +16,13 @@ func TestArenaKeepsRecords(t *testing.T) {
 		var recs [][]byte
 		for i := range 5000 {
 			n := (i%700 + 1) * 8
-			p := a.record(n)
+			p, at := a.record(n)
 			if uintptr(p)%8 != 0 {
 				t.Fatalf("arena %v: record %d at %#x, not 8-byte aligned", a != nil, i, uintptr(p))
+			}
+			// at is the record's place in its chunk, 0 for one of its own.
+			if a == nil && at != 0 || a != nil && unsafe.Pointer(&a.recs[at]) != p {
+				t.Fatalf("arena %v: record %d told place %d, not where it is", a != nil, i, at)
 			}
 			b := unsafe.Slice((*byte)(p), n)
 			for k, c := range b {
@@ -110,7 +114,7 @@ func TestArenaPlacement(t *testing.T) {
 		default:
 			n = 1 + rng.IntN(80)
 		}
-		p := a.record(n * 8)
+		p, _ := a.record(n * 8)
 		r.check(t, fmt.Sprintf("record %d", i), n, before, placeOf(a.recs), uintptr(p))
 	}
 	// Chunks double up to their limit: few chunks for all that.

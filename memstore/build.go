@@ -148,7 +148,7 @@ func (s *Snapshot) collect(prev *Snapshot, ch Change) (delta, error) {
 		}
 	}
 	slices.Sort(d.stale)
-	s.flags, s.live = pagedOf(flags), len(flags)
+	s.flags, s.live = flagListOf(flags), len(flags)
 	return d, nil
 }
 
@@ -224,7 +224,7 @@ func (s *Snapshot) collectSlots(prev *Snapshot, ch Change) (delta, bool, error) 
 			if err != nil {
 				return d, false, err
 			}
-			d.fresh = append(d.fresh, int32(flags.p.n))
+			d.fresh = append(d.fresh, int32(flags.l.n))
 			d.moved = true
 			flags.push(nf)
 			continue

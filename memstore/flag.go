@@ -60,6 +60,10 @@ type Flag struct {
 	verbatim uint8
 	// descs has bit l set when language l has a description.
 	descs uint8
+	// at is the record's place in the allocation it was carved from, in
+	// 8-byte words (0 for a record of its own): a flagList finds the
+	// allocation from it (ownerOf).
+	at uint32
 }
 
 // noCopy is a Flag's first field: go vet's copylocks check reports a
@@ -81,7 +85,10 @@ func recordSize(nstr, nwords int) int {
 // newRecord returns a zero Flag with room after it for nstr bytes of
 // strings and nwords word ids, from a (nil: on its own).
 func newRecord(a *arena, nstr, nwords int) *Flag {
-	return (*Flag)(a.record(recordSize(nstr, nwords)))
+	p, at := a.record(recordSize(nstr, nwords))
+	f := (*Flag)(p)
+	f.at = at
+	return f
 }
 
 // strs is the flag's run of strings.
@@ -481,7 +488,7 @@ func newFlag(in *FlagInput, cat Category, prev *Flag, lx *lexicon, a *arena) *Fl
 		Dominant: DominantOf(in.Red, in.Green), controversy: Controversy(in.Red, in.Green),
 		createdMS: in.CreatedAt.UnixMilli(), updatedMS: in.UpdatedAt.UnixMilli(),
 		version: flagVersions.Add(1), wordEnd: wordEnd, stemEnd: stemEnd,
-		descs: descs, verbatim: verbatimBits,
+		descs: descs, verbatim: verbatimBits, at: f.at,
 	}
 	f.fill(strs, ids)
 	if !sameStrs {

@@ -74,7 +74,7 @@ func (s *Snapshot) compactLexicon() {
 		}
 		renewed[i] = f.renumbered(a, all[from:len(all):len(all)])
 	}
-	s.flags = pagedOf(renewed)
+	s.flags = flagListOf(renewed)
 	s.renewed = true
 	// The stems known of words in use carry over; those by the word as
 	// written are found again when needed.

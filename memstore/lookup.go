@@ -36,7 +36,7 @@ func hashOf(k string) (shard int, tag uint32) {
 }
 
 // key is the id or the slug of the flag in slot i of flags.
-func (l lookup) key(flags *paged[*Flag], i int32) (string, bool) {
+func (l lookup) key(flags *flagList, i int32) (string, bool) {
 	if i < 0 || int(i) >= flags.len() {
 		return "", false
 	}
@@ -52,7 +52,7 @@ func (l lookup) key(flags *paged[*Flag], i int32) (string, bool) {
 
 // get returns the slot of k, reading keys from flags, the flags of the
 // snapshot l belongs to.
-func (l lookup) get(k string, flags *paged[*Flag]) (int32, bool) {
+func (l lookup) get(k string, flags *flagList) (int32, bool) {
 	if l.shards == nil {
 		return 0, false
 	}
@@ -64,7 +64,7 @@ func (l lookup) get(k string, flags *paged[*Flag]) (int32, bool) {
 }
 
 // find returns the place of k's entry in t.
-func (l lookup) find(t *table, k string, tag uint32, flags *paged[*Flag]) (uint32, bool) {
+func (l lookup) find(t *table, k string, tag uint32, flags *flagList) (uint32, bool) {
 	if len(t.entries) == 0 {
 		return 0, false
 	}
@@ -155,7 +155,7 @@ func (e *lookupEditor) table(n, more int) *table {
 	return t
 }
 
-func (e *lookupEditor) get(k string, flags *paged[*Flag]) (int32, bool) { return e.l.get(k, flags) }
+func (e *lookupEditor) get(k string, flags *flagList) (int32, bool) { return e.l.get(k, flags) }
 
 // add enters k, which must not be in the lookup, for slot i.
 func (e *lookupEditor) add(k string, i int32) {
@@ -165,7 +165,7 @@ func (e *lookupEditor) add(k string, i int32) {
 
 // del takes k out, reading keys from flags (where k's slot still holds
 // k).
-func (e *lookupEditor) del(k string, flags *paged[*Flag]) {
+func (e *lookupEditor) del(k string, flags *flagList) {
 	n, tag := hashOf(k)
 	p, ok := e.l.find(&e.l.shards[n], k, tag, flags)
 	if !ok {

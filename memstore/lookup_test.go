@@ -9,7 +9,7 @@ import (
 // lookupWorld is a list of flags by slot and what a lookup of their ids
 // and one of their slugs must answer.
 type lookupWorld struct {
-	flags paged[*Flag]
+	flags flagList
 	ids   map[string]int32
 	slugs map[string]int32
 }

@@ -136,7 +136,7 @@ func TestTicksOverPages(t *testing.T) {
 			t.Fatalf("%s: the build changed the attributes of the snapshot before", at)
 		}
 		if votes {
-			if shared, want := sharedPages(snap.flags, next.flags), len(next.flags.pages)-3; shared != want {
+			if shared, want := sharedPages(snap.flags.pages, next.flags.pages), len(next.flags.pages)-3; shared != want {
 				t.Errorf("%s: a vote tick shares %d pages of flags, want %d", at, shared, want)
 			}
 			// The attributes are shared unless a dominant colour flipped.
@@ -159,10 +159,10 @@ func b2i(b bool) int {
 	return 0
 }
 
-func sharedPages[T any](a, b paged[T]) int {
+func sharedPages[P comparable](a, b []P) int {
 	n := 0
-	for k := range min(len(a.pages), len(b.pages)) {
-		if a.pages[k] == b.pages[k] {
+	for k := range min(len(a), len(b)) {
+		if a[k] == b[k] {
 			n++
 		}
 	}

@@ -112,7 +112,7 @@ type searchScratch struct {
 // buildSearch indexes every flag in one segment, the base, from the
 // lexicon's words and stems; the scratch of the index before (nil for
 // none) carries over.
-func buildSearch(flags *paged[*Flag], words, stems []string, pool *sync.Pool) *searchIndex {
+func buildSearch(flags *flagList, words, stems []string, pool *sync.Pool) *searchIndex {
 	n := flags.len()
 	ix := &searchIndex{baseN: int32(n), slots: n, baseLex: len(words) + len(stems), scratch: pool}
 	ix.seg[0] = buildSegment(words, stems, flags, func(vocab []string, ids func(int32) []uint32) *trie { return buildTrie(n, vocab, ids) })
@@ -134,7 +134,7 @@ func buildSearch(flags *paged[*Flag], words, stems []string, pool *sync.Pool) *s
 // buildSegment indexes the flags build reaches: build makes the trie of
 // one vocabulary (the lexicon's words, or its stems) from each slot's ids
 // in it.
-func buildSegment(words, stems []string, flags *paged[*Flag], build func(vocab []string, ids func(int32) []uint32) *trie) *segment {
+func buildSegment(words, stems []string, flags *flagList, build func(vocab []string, ids func(int32) []uint32) *trie) *segment {
 	g := &segment{}
 	for l := range int(NumLangs) {
 		g.words[l].trie = build(words, func(i int32) []uint32 {

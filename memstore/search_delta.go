@@ -24,7 +24,7 @@ var deltaFloor = 256
 // takes it in (adopt), with a delta of what changed since. A renumbering
 // or an index built from scratch leaves it behind, to be collected.
 type folding struct {
-	flags paged[*Flag] // the snapshot's: never written
+	flags flagList // the snapshot's: never written
 	done  chan struct{}
 	ix    *searchIndex // a base of flags alone; set before done closes
 }
@@ -203,7 +203,7 @@ func adopt(f *folding, prev *Snapshot) *searchIndex {
 			if int(i) < old.n {
 				was = old.at(i)
 			}
-			is := pg[j]
+			is := pg.get(j)
 			if was == is || was != nil && is != nil && was.sameTexts(is) {
 				continue
 			}

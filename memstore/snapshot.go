@@ -27,7 +27,7 @@ type Snapshot struct {
 	// flags holds each flag in its slot, nil for a hole (see Build):
 	// a flag's slot is its position in the orders, the search index and
 	// attr, and stays the same from one snapshot to the next.
-	flags  paged[*Flag]
+	flags  flagList
 	live   int // the flags in slots
 	bySlug lookup
 	byID   lookup
