@@ -14,7 +14,8 @@ const (
 // the flat list of flags is 8 MB and that of their attributes 4 MB; a
 // vote tick copied both, and the copies were two thirds of its time
 // (BenchmarkBuildTick/1M/votes). A page is never written once the build
-// that made it returns.
+// that made it returns. The flags themselves are in a flagList, paged the
+// same way without a pointer a flag.
 type paged[T any] struct {
 	pages []*[pageLen]T
 	n     int
