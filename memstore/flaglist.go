@@ -49,10 +49,12 @@ func ownerOf(f *Flag) unsafe.Pointer { return unsafe.Add(unsafe.Pointer(f), -8*i
 // flagListOf makes a flag list of flat.
 func flagListOf(flat []*Flag) flagList {
 	l := flagList{pages: make([]*flagPage, (len(flat)+pageLen-1)/pageLen), n: len(flat)}
+	idx := map[unsafe.Pointer]int{}
 	for k := range l.pages {
 		pg := new(flagPage)
+		clear(idx)
 		for j, f := range flat[k*pageLen : min(len(flat), (k+1)*pageLen)] {
-			pg.put(j, f)
+			pg.putWith(j, f, idx)
 		}
 		l.pages[k] = pg
 	}
@@ -60,15 +62,32 @@ func flagListOf(flat []*Flag) flagList {
 }
 
 // put makes f the flag at j, adding its owner if the page has not got it.
-func (pg *flagPage) put(j int, f *Flag) {
+func (pg *flagPage) put(j int, f *Flag) { pg.putWith(j, f, nil) }
+
+// putWith is put finding the owner's index in idx, which holds every
+// owner of the page, when not nil: a page of flags that each have a
+// record of their own (after many ticks) has as many owners as flags, and
+// a walk of them a flag made a full page's list quadratic. An edit's few
+// sets walk the list from its end.
+func (pg *flagPage) putWith(j int, f *Flag, idx map[unsafe.Pointer]int) {
 	if f == nil {
 		pg.ref[j] = 0
 		return
 	}
 	o := ownerOf(f)
 	k := len(pg.own) - 1
-	for k >= 0 && pg.own[k] != o {
-		k--
+	switch {
+	case k >= 0 && pg.own[k] == o: // the common case: the record after the last one in its chunk
+	case idx != nil:
+		if i, ok := idx[o]; ok {
+			k = i
+		} else {
+			k = -1
+		}
+	default:
+		for k >= 0 && pg.own[k] != o {
+			k--
+		}
 	}
 	if k < 0 {
 		if len(pg.own) == maxOwners {
@@ -76,6 +95,9 @@ func (pg *flagPage) put(j int, f *Flag) {
 		}
 		pg.own = append(pg.own, o)
 		k = len(pg.own) - 1
+		if idx != nil {
+			idx[o] = k
+		}
 	}
 	pg.ref[j] = uint32(k+1)<<refAtBits | f.at
 }

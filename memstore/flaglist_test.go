@@ -129,3 +129,20 @@ func TestOwnerOfRecords(t *testing.T) {
 		t.Errorf("a record of its own: owner %p, want itself %p", ownerOf(f), f)
 	}
 }
+
+// BenchmarkFlagListOfOwnRecords is a renumbering's list after every flag
+// got a record of its own in a tick: as many owners a page as flags, each
+// found in the page's index, not by a walk of them all.
+func BenchmarkFlagListOfOwnRecords(b *testing.B) {
+	flat := make([]*Flag, 64*pageLen)
+	for i := range flat {
+		flat[i] = listFlag(nil, fmt.Sprintf("own-%d", i))
+	}
+	b.ResetTimer()
+	for range b.N {
+		l := flagListOf(flat)
+		if len(l.pages[0].own) != pageLen {
+			b.Fatalf("%d owners on a page of records of their own", len(l.pages[0].own))
+		}
+	}
+}
