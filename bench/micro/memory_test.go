@@ -19,31 +19,38 @@ import (
 // dropped before (and built again by the next benchmark that asks for
 // it), so that its inputs, a pointer-rich ten times the snapshot's
 // pointers, mark in neither. A build and its data set take a minute at a
-// million; each size runs once whatever -benchtime asks. BENCH_MICRO_1M=0
-// leaves out the million.
+// million, so each size is measured once a run (snapshotCosts): the calls
+// the testing package makes for -benchtime report that one measurement.
+// BENCH_MICRO_1M=0 leaves out the million.
 func BenchmarkSnapshotMemory(b *testing.B) {
 	for _, n := range benchSizes() {
 		b.Run(sizeName(n), func(b *testing.B) {
-			var perFlag, scanPerFlag, gcMS float64
-			//lint:ignore SA3001 one build a size: ns/op is not what it reports
-			b.N = 1
-			for range b.N {
-				live, scan, gc := snapshotCost(b, n)
-				perFlag, scanPerFlag = float64(live)/float64(n), float64(scan)/float64(n)
-				gcMS = float64(gc) / float64(time.Millisecond)
+			c, ok := snapshotCosts[n]
+			if !ok {
+				c = snapshotCost(b, n)
+				snapshotCosts[n] = c
 			}
-			b.ReportMetric(perFlag, "B/flag")
-			b.ReportMetric(scanPerFlag, "scanB/flag")
-			b.ReportMetric(gcMS, "gc-ms")
+			b.ReportMetric(float64(c.live)/float64(n), "B/flag")
+			b.ReportMetric(float64(c.scan)/float64(n), "scanB/flag")
+			b.ReportMetric(float64(c.gc)/float64(time.Millisecond), "gc-ms")
 			b.ReportMetric(0, "ns/op") // the build's time is BenchmarkBuild100k's
 		})
 	}
 }
 
+// snapCost is what a snapshot adds: its live heap, the part of it the
+// collector scans, and the time of a forced collection.
+type snapCost struct {
+	live, scan int64
+	gc         time.Duration
+}
+
+// snapshotCosts are the sizes measured in this run.
+var snapshotCosts = map[int]snapCost{}
+
 // snapshotCost builds a snapshot of the n flags of sizedData, drops the
-// data set, and returns the live heap, the scannable heap and the forced
-// collection's time the snapshot alone adds.
-func snapshotCost(b *testing.B, n int) (live, scan int64, gc time.Duration) {
+// data set, and returns what the snapshot alone adds.
+func snapshotCost(b *testing.B, n int) snapCost {
 	inputs := sizedData(b, n).inputs
 	dsMu.Lock()
 	delete(ds, n)
@@ -52,16 +59,13 @@ func snapshotCost(b *testing.B, n int) (live, scan int64, gc time.Duration) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	inputs = nil
+	// Nothing reads the inputs from here on: the first collection frees them.
 	live1, scan1 := heapAfterGC()
 	gc1 := bestGC()
-	runtime.KeepAlive(s)
-	s = nil
+	runtime.KeepAlive(s) // the snapshot goes only here
 	live0, scan0 := heapAfterGC()
 	gc0 := bestGC()
-	runtime.KeepAlive(inputs)
-	runtime.KeepAlive(s)
-	return live1 - live0, scan1 - scan0, gc1 - gc0
+	return snapCost{live: live1 - live0, scan: scan1 - scan0, gc: gc1 - gc0}
 }
 
 // heapAfterGC collects and returns the live heap and its scannable part.
