@@ -35,7 +35,7 @@ func TestFlagListEdits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 9))
 	a := newArena()
 	var model []*Flag
-	for i := range 3*pageLen + 100 {
+	for i := range 3*pageLen - 40 { // the rounds' pushes cross into a new page
 		var f *Flag
 		switch i % 7 {
 		case 0:
@@ -78,6 +78,26 @@ func TestFlagListEdits(t *testing.T) {
 		checkFlagList(t, fmt.Sprintf("round %d", round), &l, model)
 		checkFlagList(t, fmt.Sprintf("round %d, the list before", round), &before, was)
 	}
+}
+
+// A list grown from nothing by pushes alone gains a page exactly at each
+// page's edge, and every page holds its flags.
+func TestFlagListPushedFromEmpty(t *testing.T) {
+	l := flagListOf(nil)
+	checkFlagList(t, "empty", &l, nil)
+	var model []*Flag
+	a := newArena()
+	for i := range 2*pageLen + 1 {
+		e := l.edit()
+		f := listFlag(a, fmt.Sprintf("p-%d", i))
+		e.push(f)
+		model = append(model, f)
+		l = e.done()
+		if want := (len(model) + pageLen - 1) / pageLen; len(l.pages) != want {
+			t.Fatalf("%d flags on %d pages, want %d", len(model), len(l.pages), want)
+		}
+	}
+	checkFlagList(t, "pushed", &l, model)
 }
 
 // checkFlagList compares l with model, and each page's owners with the

@@ -1,7 +1,5 @@
 package memstore
 
-import "iter"
-
 // A paged list's pages hold pageLen values each.
 const (
 	pageBits = 10
@@ -37,19 +35,6 @@ func (p *paged[T]) len() int { return p.n }
 
 // at returns the value at position i (0 <= i < len).
 func (p *paged[T]) at(i int32) T { return p.pages[i>>pageBits][i&(pageLen-1)] }
-
-// all yields every position and its value, in order.
-func (p *paged[T]) all() iter.Seq2[int32, T] {
-	return func(yield func(int32, T) bool) {
-		for k, pg := range p.pages {
-			for j, v := range pg[:min(pageLen, p.n-k*pageLen)] {
-				if !yield(int32(k*pageLen+j), v) {
-					return
-				}
-			}
-		}
-	}
-}
 
 // pageEditor changes some values of a paged list, copying each page it
 // writes once.
