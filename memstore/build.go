@@ -391,27 +391,22 @@ func (s *Snapshot) attributes(prev *Snapshot, d delta) {
 			s.regIdx[strings.Clone(r)] = len(s.regIdx) + 1
 		}
 	}
-	if d.remap == nil { // every flag kept its slot: share prev's where no attribute changed
-		s.attr = prev.attr
-		own := false
+	if d.remap == nil { // every flag kept its slot: share prev's arrays where no attribute changed
+		e := prev.attr.edit()
 		for _, i := range d.fresh {
-			if a := s.attrOf(s.flags.at(i)); int(i) >= len(s.attr) || a != s.attr[i] {
-				if !own {
-					s.attr, own = make([]uint32, s.flags.len()), true
-					copy(s.attr, prev.attr)
-				}
-				s.attr[i] = a
-			}
+			e.set(i, s.attrOf(s.flags.at(i)))
 		}
+		s.attr = e.done()
 		return
 	}
-	s.attr = make([]uint32, s.flags.len())
-	for j, i := range d.remap {
-		if i >= 0 {
-			s.attr[i] = prev.attr[j]
+	s.attr = attrsOf(s.flags.len(), func(put func(int32, uint32)) {
+		for j, i := range d.remap {
+			if i >= 0 {
+				put(i, prev.attr.at(int32(j)))
+			}
 		}
-	}
-	for _, i := range d.fresh {
-		s.attr[i] = s.attrOf(s.flags.at(i))
-	}
+		for _, i := range d.fresh {
+			put(i, s.attrOf(s.flags.at(i)))
+		}
+	})
 }

@@ -14,11 +14,11 @@ func (s *Snapshot) buildCounts(prev *Snapshot, d delta, agg Aggregates) {
 	copy(s.counts, prev.counts) // a new region's counts come last
 	votes := prev.stats.VotesTotal
 	for _, j := range d.stale {
-		s.countFlag(prev.attr[j], -1)
+		s.countFlag(prev.attr.at(j), -1)
 		votes -= prev.flags.at(j).Total()
 	}
 	for _, i := range d.fresh {
-		s.countFlag(s.attr[i], 1)
+		s.countFlag(s.attr.at(i), 1)
 		votes += s.flags.at(i).Total()
 	}
 	s.deriveStats(agg, votes)

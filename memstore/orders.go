@@ -22,12 +22,12 @@ func (s *Snapshot) buildOrders(prev *Snapshot, d delta) {
 	redo := make([]bool, len(s.orders))
 	joins := make([]int, len(s.orders)) // fresh flags per list
 	for _, j := range d.stale {
-		for _, l := range listsOf(prev.attr[j]) {
+		for _, l := range listsOf(prev.attr.at(j)) {
 			redo[l] = true
 		}
 	}
 	for _, i := range d.fresh {
-		for _, l := range listsOf(s.attr[i]) {
+		for _, l := range listsOf(s.attr.at(i)) {
 			redo[l] = true
 			joins[l]++
 		}
@@ -64,7 +64,7 @@ func (s *Snapshot) buildOrders(prev *Snapshot, d delta) {
 				joined[l] = make([]int32, 0, joins[l])
 			}
 			for _, i := range ins {
-				for _, l := range listsOf(s.attr[i]) {
+				for _, l := range listsOf(s.attr.at(i)) {
 					joined[l] = append(joined[l], i)
 				}
 			}
@@ -116,10 +116,10 @@ func (s *Snapshot) placeOrders(prev *Snapshot, d delta) bool {
 		var pf, f *Flag
 		var was, is []int
 		if in&inA != 0 {
-			pf, was = prev.flags.at(i), listsOfSlice(prev.attr[i])
+			pf, was = prev.flags.at(i), listsOfSlice(prev.attr.at(i))
 		}
 		if in&inB != 0 {
-			f, is = s.flags.at(i), listsOfSlice(s.attr[i])
+			f, is = s.flags.at(i), listsOfSlice(s.attr.at(i))
 		}
 		for srt := Sort(0); srt < NumSorts; srt++ {
 			rekeyed := pf == nil || f == nil || sortKey(pf, srt) != sortKey(f, srt) || pf.Total() != f.Total()

@@ -113,7 +113,7 @@ func TestTicksOverPages(t *testing.T) {
 		for i := range before {
 			before[i] = snap.At(i)
 		}
-		attrBefore := slices.Clone(snap.attr)
+		attrBefore := attrValues(snap.attr)
 		next, err := Build(snap, ch)
 		if err != nil {
 			t.Fatal(err)
@@ -129,24 +129,38 @@ func TestTicksOverPages(t *testing.T) {
 				t.Fatalf("%s: the build changed the snapshot before at %d", at, i)
 			}
 		}
-		if !slices.Equal(snap.attr, attrBefore) {
+		if !slices.Equal(attrValues(snap.attr), attrBefore) {
 			t.Fatalf("%s: the build changed the attributes of the snapshot before", at)
 		}
 		if votes {
 			if shared, want := sharedPages(snap.flags.pages, next.flags.pages), len(next.flags.pages)-3; shared != want {
 				t.Errorf("%s: a vote tick shares %d pages of flags, want %d", at, shared, want)
 			}
-			// The attributes are shared unless a dominant colour flipped.
-			if flipped := !slices.Equal(next.attr, attrBefore); flipped == (&next.attr[0] == &snap.attr[0]) {
-				t.Errorf("%s: attributes changed %v, shared %v", at, flipped, &next.attr[0] == &snap.attr[0])
+			// Categories and regions are shared; the colours unless one
+			// flipped.
+			if &next.attr.base[0] != &snap.attr.base[0] {
+				t.Errorf("%s: a vote tick copied the categories and regions", at)
 			}
-			sharedAttr += b2i(&next.attr[0] == &snap.attr[0])
+			shared := &next.attr.dom[0] == &snap.attr.dom[0]
+			if flipped := !slices.Equal(attrValues(next.attr), attrBefore); flipped == shared {
+				t.Errorf("%s: attributes changed %v, colours shared %v", at, flipped, shared)
+			}
+			sharedAttr += b2i(shared)
 		}
 		snap = next
 	}
 	if sharedAttr == 0 || sharedAttr == 6 {
 		t.Errorf("%d of 6 vote ticks shared the attributes: the test wants both cases", sharedAttr)
 	}
+}
+
+// attrValues is every slot's packed attributes.
+func attrValues(a attrs) []uint32 {
+	out := make([]uint32, a.len())
+	for i := range out {
+		out[i] = a.at(int32(i))
+	}
+	return out
 }
 
 func b2i(b bool) int {

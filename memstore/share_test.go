@@ -90,7 +90,7 @@ func TestTickSharesWhatDidNotChange(t *testing.T) {
 			t.Errorf("slot %d changed", i)
 		}
 	}
-	joined := listsOf(fourth.attr[30])
+	joined := listsOf(fourth.attr.at(30))
 	for l := range fourth.orders {
 		if shared := fourth.orders[l] == third.orders[l]; shared == slices.Contains(joined[:], l) {
 			t.Errorf("list %d: shared %v, joined %v", l, shared, !shared)

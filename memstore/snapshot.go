@@ -37,11 +37,8 @@ type Snapshot struct {
 	regIdx map[string]int // region -> 1.., numbered in order of appearance and never renumbered
 	counts []int32        // flags per filter combination, see countIndex
 	// attr holds per position the flag's category, colour and region (see
-	// attrOf). Flat, not paged: the filtered walk of List reads it for
-	// every entry it passes, and a page more to read doubled its time.
-	// A vote tick changes an attribute only where a dominant colour
-	// flips, and shares the slice where none does.
-	attr    []uint32
+	// attrOf), see attrs.
+	attr    attrs
 	search  *searchIndex
 	lexicon *lexicon
 
@@ -248,35 +245,20 @@ func (s *Snapshot) List(q ListQuery) (Page, int) {
 	// Walk the shortest list, matching the other filters on the packed
 	// attributes: no flag is read until the page starts.
 	shortest := slices.MinFunc(lists, func(a, b *order) int { return cmp.Compare(a.len(), b.len()) })
+	// The colour is matched in its own array (see attrs): colourMask is 3
+	// where a dominant colour is asked for.
 	var mask, want uint32
+	var colourMask, colour Dominant
 	if q.HasCategory {
 		mask, want = mask|attrCatMask, want|uint32(q.Category)
 	}
 	if q.HasDominant {
-		mask, want = mask|attrDomMask, want|uint32(q.Dominant)<<attrDomShift
+		colourMask, colour = 3, q.Dominant
 	}
 	if q.HasRegion {
 		mask, want = mask|attrRegMask, want|uint32(reg)<<attrRegShift
 	}
-	var page []int32
-	skip := q.Offset
-walk:
-	for _, b := range shortest.blocks {
-		for _, i := range b {
-			if s.attr[i]&mask != want {
-				continue
-			}
-			if skip > 0 {
-				skip--
-				continue
-			}
-			page = append(page, i)
-			if len(page) == q.Limit {
-				break walk
-			}
-		}
-	}
-	return Page{s: s, pos: page}, total
+	return Page{s: s, pos: s.attr.match(shortest.blocks, mask, want, colourMask, colour, q.Offset, min(q.Limit, total-q.Offset))}, total
 }
 
 // A flag's filter attributes packed in one word: category in bits 0-3,
