@@ -194,6 +194,14 @@ func pointersIn(ty reflect.Type, name string) []string {
 	return []string{name + " (" + ty.Kind().String() + ")"}
 }
 
+// An order's fences hold no pointer: a build copies the array whole for
+// each list it re-places a flag in, and the collector marks it unread.
+func TestFenceHoldsNoPointer(t *testing.T) {
+	if got := pointersIn(reflect.TypeFor[fenceKey](), "fenceKey"); len(got) > 0 {
+		t.Errorf("pointers in an order's fence: %v", got)
+	}
+}
+
 // A trie's arrays, whose length is its vocabulary's or its postings',
 // hold no pointer: the collector marks each of them without reading it.
 // Only the one string of the words and the sparse map (a few words) are

@@ -69,7 +69,7 @@ func TestOrderReplace(t *testing.T) {
 		shared := 0
 		for k, b := range next.blocks {
 			if len(b) == 0 || len(b) > 2*blockLen || int(next.ends[k]) != next.start(k)+len(b) ||
-				next.fence[k] != place(newKeys)(b[len(b)-1]) {
+				next.fence[k] != place(newKeys)(b[len(b)-1]).fenced() {
 				t.Fatalf("round %d: block %d of %d entries, ends %d, fence %v", round, k, len(b), next.ends[k], next.fence[k])
 			}
 			if slices.ContainsFunc(o.blocks, func(p []int32) bool { return &p[0] == &b[0] }) {
@@ -113,6 +113,76 @@ func TestOrderReplace(t *testing.T) {
 	keys = append(keys, make([]int64, 2)...)
 	if _, ok := o.replace([]int32{missing}, place(keys), nil, place(keys)); ok {
 		t.Fatal("a position not in the order was taken out")
+	}
+}
+
+// A position whose new key still falls between the same neighbours stays
+// where it is: no block is copied, and the fence of a block whose last
+// entry it is follows its key. One that passes a neighbour, or whose
+// neighbour moves too, is placed again.
+func TestOrderReplaceKeepsPlace(t *testing.T) {
+	const n = 4 * blockLen
+	keys := make([]int64, n)
+	flat := make([]int32, n)
+	for i := range keys {
+		keys[i], flat[i] = 10*int64(i), int32(i)
+	}
+	place := func(k []int64) func(i int32) placeKey {
+		return func(i int32) placeKey { return placeKey{key: k[i], id: idKey(i)} }
+	}
+	o := cut(slices.Clone(flat), place(keys))
+	copied := func(next order) int {
+		n := 0
+		for _, b := range next.blocks {
+			if !slices.ContainsFunc(o.blocks, func(p []int32) bool { return &p[0] == &b[0] }) {
+				n++
+			}
+		}
+		return n
+	}
+	// Three keys nudged within their gaps: the first entry, a block's
+	// last, one in the middle of a block.
+	nudged := slices.Clone(keys)
+	moved := []int32{0, blockLen - 1, 2*blockLen + 7}
+	for _, i := range moved {
+		nudged[i] += 3
+	}
+	next, ok := o.replace(moved, place(keys), moved, place(nudged))
+	if !ok || !slices.Equal(next.flat(), flat) {
+		t.Fatal("nudged keys moved their positions")
+	}
+	if c := copied(next); c != 0 {
+		t.Errorf("nudged keys copied %d blocks", c)
+	}
+	for k, b := range next.blocks {
+		if next.fence[k] != place(nudged)(b[len(b)-1]).fenced() {
+			t.Errorf("block %d: fence %v, want its last entry's new place", k, next.fence[k])
+		}
+	}
+	// Past a neighbour: placed again, its block copied.
+	past := slices.Clone(keys)
+	past[5] = keys[6] + 1
+	next, _ = o.replace([]int32{5}, place(keys), []int32{5}, place(past))
+	if want := append(append(slices.Clone(flat[:5]), 6, 5), flat[7:]...); !slices.Equal(next.flat(), want) || copied(next) != 1 {
+		t.Errorf("a key past its neighbour: order %v..., %d blocks copied", next.flat()[:8], copied(next))
+	}
+	// Two neighbours that both move, each within the old gaps yet
+	// crossing each other.
+	crossed := slices.Clone(keys)
+	crossed[8], crossed[9] = keys[9]+1, keys[8]+1
+	pair := []int32{8, 9}
+	in := []int32{9, 8} // sorted by the new keys
+	next, _ = o.replace(pair, place(keys), in, place(crossed))
+	if want := append(append(slices.Clone(flat[:8]), 9, 8), flat[10:]...); !slices.Equal(next.flat(), want) {
+		t.Errorf("two neighbours crossing: order %v...", next.flat()[:12])
+	}
+	// A key that stays below its moving neighbour's new key, yet passes
+	// the entry after the two: 20 goes to 105 under 21's 110, past 22's 100.
+	leap := slices.Clone(keys)
+	leap[20], leap[21] = keys[22]+5, keys[22]+10
+	next, _ = o.replace([]int32{20, 21}, place(keys), []int32{20, 21}, place(leap))
+	if want := append(append(slices.Clone(flat[:20]), 22, 20, 21), flat[23:]...); !slices.Equal(next.flat(), want) {
+		t.Errorf("a key past the entry after its moving neighbour: order %v...", next.flat()[18:25])
 	}
 }
 
