@@ -183,16 +183,16 @@ func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, af
 		}
 		gone = append(gone, at{k, i})
 	}
-	// The blocks, their fences and which are this build's own copies (which
-	// it may write), as three arrays copied whole: a per-block loop over
-	// every block of a large list costs more than the changes themselves.
-	blocks, fence := slices.Clone(o.blocks), slices.Clone(o.fence)
-	own := make([]bool, len(blocks))
 	// A position both taken out and put in that still falls between the
 	// same neighbours, neither of them moving, stays where it is: its
 	// block is not copied, only its fence renewed if it is the block's
 	// last. So goes a vote in the newest order (the date decides), and a
 	// small change of a key among sparse neighbours.
+	type refence struct {
+		k int
+		f fenceKey
+	}
+	var refenced []refence
 	if len(in) > 0 && len(gone) > 0 {
 		moving, joining := slices.Sorted(slices.Values(out)), slices.Sorted(slices.Values(in))
 		named := func(list []int32, x int32) int { // how often list (sorted) names x
@@ -225,7 +225,7 @@ func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, af
 			}
 			stayed = append(stayed, x)
 			if g.i == len(o.blocks[g.k])-1 {
-				fence[g.k] = after(x).fenced()
+				refenced = append(refenced, refence{g.k, after(x).fenced()})
 			}
 		}
 		if len(stayed) > 0 {
@@ -234,6 +234,21 @@ func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, af
 			in = slices.DeleteFunc(slices.Clone(in), func(x int32) bool { _, ok := slices.BinarySearch(stayed, x); return ok })
 		}
 	}
+	// The fences, the blocks and which are this build's own copies (which
+	// it may write), as three arrays copied whole: a per-block loop over
+	// every block of a large list costs more than the changes themselves.
+	// Where every position stayed, the blocks are shared too.
+	fence := slices.Clone(o.fence)
+	for _, r := range refenced {
+		fence[r.k] = r.f
+	}
+	if len(gone) == 0 && len(in) == 0 {
+		if len(refenced) == 0 {
+			return *o, true
+		}
+		return order{blocks: o.blocks, ends: o.ends, fence: fence}, true
+	}
+	blocks, own := slices.Clone(o.blocks), make([]bool, len(o.blocks))
 	slices.SortFunc(gone, func(a, b at) int {
 		if a.k != b.k {
 			return a.k - b.k

@@ -159,6 +159,16 @@ func TestOrderReplaceKeepsPlace(t *testing.T) {
 			t.Errorf("block %d: fence %v, want its last entry's new place", k, next.fence[k])
 		}
 	}
+	if &next.blocks[0] != &o.blocks[0] || &next.fence[0] == &o.fence[0] {
+		t.Error("every position stayed: the blocks' index should be shared, the fences (one renewed) not")
+	}
+	// One in the middle of a block: nothing renewed, the order shared whole.
+	middle := slices.Clone(keys)
+	middle[7]++
+	next, _ = o.replace([]int32{7}, place(keys), []int32{7}, place(middle))
+	if &next.blocks[0] != &o.blocks[0] || &next.fence[0] != &o.fence[0] || !slices.Equal(next.flat(), flat) {
+		t.Error("a key nudged in the middle of a block: the order should be shared whole")
+	}
 	// Past a neighbour: placed again, its block copied.
 	past := slices.Clone(keys)
 	past[5] = keys[6] + 1
