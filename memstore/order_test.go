@@ -196,6 +196,118 @@ func TestOrderReplaceKeepsPlace(t *testing.T) {
 	}
 }
 
+// Chained re-placements against a sort: many positions nudged within
+// their gaps (they stay) beside others that move, leave or join, keys
+// and totals that tie a lot (fences tie, ids decide), ids in another
+// order than the positions, a position named twice in out. The order
+// before is never written.
+func TestOrderReplaceTiesAndStays(t *testing.T) {
+	for seed := uint64(0); seed < 60; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 99))
+		n := 1 + rng.IntN(5*blockLen)
+		keyRange := int64(1 + rng.IntN(40))
+		totRange := int64(1 + rng.IntN(3))
+		type kt struct{ k, t int64 }
+		vals := make([]kt, 3*n+10)
+		for i := range vals {
+			vals[i] = kt{rng.Int64N(keyRange), rng.Int64N(totRange)}
+		}
+		place := func(v []kt) func(i int32) placeKey {
+			return func(i int32) placeKey { return placeKey{key: v[i].k, total: v[i].t, id: scrambledID(i)} }
+		}
+		by := func(v []kt) func(i, j int32) int {
+			return func(i, j int32) int { return place(v)(i).compare(place(v)(j)) }
+		}
+		var held []int32
+		for i := range int32(n) {
+			held = append(held, i)
+		}
+		slices.SortFunc(held, by(vals))
+		o := cut(slices.Clone(held), place(vals))
+		for round := range 40 {
+			nv := slices.Clone(vals)
+			var out, in []int32
+			inHeld := map[int32]bool{}
+			for _, x := range held {
+				inHeld[x] = true
+			}
+			touched := map[int32]bool{}
+			cnt := rng.IntN(len(held) + 1)
+			if rng.IntN(3) == 0 {
+				cnt = rng.IntN(4)
+			}
+			for range cnt {
+				if len(held) == 0 {
+					break
+				}
+				x := held[rng.IntN(len(held))]
+				if touched[x] {
+					if rng.IntN(4) == 0 && len(out) > 0 { // duplicate in out
+						out = append(out, x)
+					}
+					continue
+				}
+				touched[x] = true
+				out = append(out, x)
+				switch rng.IntN(5) {
+				case 0: // leaves
+				case 1: // same place
+					in = append(in, x)
+				case 2: // small nudge
+					nv[x].k += rng.Int64N(3) - 1
+					in = append(in, x)
+				case 3:
+					nv[x].t = rng.Int64N(totRange)
+					in = append(in, x)
+				default:
+					nv[x] = kt{rng.Int64N(keyRange), rng.Int64N(totRange)}
+					in = append(in, x)
+				}
+			}
+			for range rng.IntN(20) {
+				x := int32(rng.IntN(len(vals)))
+				if !inHeld[x] && !touched[x] {
+					touched[x] = true
+					nv[x] = kt{rng.Int64N(keyRange), rng.Int64N(totRange)}
+					in = append(in, x)
+				}
+			}
+			slices.SortFunc(in, by(nv))
+			oldFlat, oldFence := slices.Clone(o.flat()), slices.Clone(o.fence)
+			next, ok := o.replace(out, place(vals), in, place(nv))
+			if !slices.Equal(oldFlat, o.flat()) || !slices.Equal(oldFence, o.fence) {
+				t.Fatalf("seed %d round %d: the order before was written", seed, round)
+			}
+			if !ok {
+				t.Fatalf("seed %d round %d: a held position was not found", seed, round)
+			}
+			outSet := map[int32]bool{}
+			for _, x := range out {
+				outSet[x] = true
+			}
+			held = slices.DeleteFunc(held, func(i int32) bool { return outSet[i] })
+			held = append(held, in...)
+			slices.SortFunc(held, by(nv))
+			if got := next.flat(); !slices.Equal(got, held) {
+				t.Fatalf("seed %d round %d: wrong order (%d vs %d)", seed, round, len(got), len(held))
+			}
+			for k, b := range next.blocks {
+				if len(b) == 0 || len(b) > 2*blockLen || int(next.ends[k]) != next.start(k)+len(b) ||
+					next.fence[k] != place(nv)(b[len(b)-1]).fenced() {
+					t.Fatalf("seed %d round %d: block %d of %d entries, ends %d, fence %v", seed, round, k, len(b), next.ends[k], next.fence[k])
+				}
+			}
+			o, vals = next, nv
+		}
+	}
+}
+
+// scrambledID is an id for position i that sorts apart from i.
+func scrambledID(i int32) string {
+	h := uint32(i)*2654435761 ^ 0x5bd1e995
+	return string([]byte{byte('a' + h%3), byte('a' + (h>>3)%26), byte('a' + (h>>9)%26), byte('a' + (h>>14)%26), byte('a' + (h>>19)%26)}) + idKey(i)
+}
+
 // A page's slice is the order's entries, within one block or across.
 func TestOrderSlice(t *testing.T) {
 	flat := make([]int32, 3*blockLen+7)
