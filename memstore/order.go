@@ -165,6 +165,70 @@ func (o *order) locate(px placeKey, x int32, place func(int32) placeKey) (k, i i
 	return k, i, i >= 0
 }
 
+// entryAt is where an entry is in an order: block k, index i in it.
+type entryAt struct{ k, i int }
+
+// refence is a fence a build renews: block k's, to f.
+type refence struct {
+	k int
+	f fenceKey
+}
+
+// stayers finds the positions that replace need not move: taken out (at
+// gone, in out's order) and put in once each, whose new place (after)
+// still falls strictly between the same neighbours in o, neither of them
+// moving. So goes a vote in the orders by date (the date decides), and a
+// small change of a key among sparse neighbours. It returns gone (its
+// own array, filtered in place) and in (a copy: the caller's) without
+// them, and the fences to renew: those of the blocks a stayer ends.
+func (o *order) stayers(out []int32, gone []entryAt, in []int32, after func(int32) placeKey) ([]entryAt, []int32, []refence) {
+	if len(in) == 0 || len(gone) == 0 {
+		return gone, in, nil
+	}
+	moving, joining := slices.Sorted(slices.Values(out)), slices.Sorted(slices.Values(in))
+	named := func(list []int32, x int32) int { // how often list (sorted) names x
+		i, _ := slices.BinarySearch(list, x)
+		n := 0
+		for i+n < len(list) && list[i+n] == x {
+			n++
+		}
+		return n
+	}
+	stillBetween := func(x int32, g entryAt) bool {
+		if named(moving, x) != 1 || named(joining, x) != 1 {
+			return false
+		}
+		px := after(x)
+		if p, ok := o.neighbour(g.k, g.i, -1); ok && (named(moving, p) > 0 || after(p).compare(px) >= 0) {
+			return false
+		}
+		if p, ok := o.neighbour(g.k, g.i, 1); ok && (named(moving, p) > 0 || after(p).compare(px) <= 0) {
+			return false
+		}
+		return true
+	}
+	var stayed []int32
+	var refenced []refence
+	kept := gone[:0]
+	for n, x := range out {
+		g := gone[n]
+		if !stillBetween(x, g) {
+			kept = append(kept, g)
+			continue
+		}
+		stayed = append(stayed, x)
+		if g.i == len(o.blocks[g.k])-1 {
+			refenced = append(refenced, refence{g.k, after(x).fenced()})
+		}
+	}
+	if len(stayed) == 0 {
+		return gone, in, nil
+	}
+	slices.Sort(stayed)
+	in = slices.DeleteFunc(slices.Clone(in), func(x int32) bool { _, ok := slices.BinarySearch(stayed, x); return ok })
+	return kept, in, refenced
+}
+
 // replace returns o with the positions out taken away and in put in their
 // places, sharing every block neither touches. before places the
 // positions as o is sorted (the snapshot o was built for), after as the
@@ -174,66 +238,15 @@ func (o *order) locate(px placeKey, x int32, place func(int32) placeKey) (k, i i
 // not in o.
 func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, after func(int32) placeKey) (order, bool) {
 	// Find every position to take out in o as it is.
-	type at struct{ k, i int }
-	gone := make([]at, 0, len(out))
+	gone := make([]entryAt, 0, len(out))
 	for _, x := range out {
 		k, i, ok := o.locate(before(x), x, before)
 		if !ok {
 			return *o, false
 		}
-		gone = append(gone, at{k, i})
+		gone = append(gone, entryAt{k, i})
 	}
-	// A position both taken out and put in that still falls between the
-	// same neighbours, neither of them moving, stays where it is: its
-	// block is not copied, only its fence renewed if it is the block's
-	// last. So goes a vote in the newest order (the date decides), and a
-	// small change of a key among sparse neighbours.
-	type refence struct {
-		k int
-		f fenceKey
-	}
-	var refenced []refence
-	if len(in) > 0 && len(gone) > 0 {
-		moving, joining := slices.Sorted(slices.Values(out)), slices.Sorted(slices.Values(in))
-		named := func(list []int32, x int32) int { // how often list (sorted) names x
-			i, _ := slices.BinarySearch(list, x)
-			n := 0
-			for ; i+n < len(list) && list[i+n] == x; n++ {
-			}
-			return n
-		}
-		stays := func(x int32, g at) bool {
-			if named(moving, x) != 1 || named(joining, x) != 1 {
-				return false
-			}
-			px := after(x)
-			if p, ok := o.neighbour(g.k, g.i, -1); ok && (named(moving, p) > 0 || after(p).compare(px) >= 0) {
-				return false
-			}
-			if p, ok := o.neighbour(g.k, g.i, 1); ok && (named(moving, p) > 0 || after(p).compare(px) <= 0) {
-				return false
-			}
-			return true
-		}
-		var stayed []int32
-		kept := gone[:0]
-		for n, x := range out {
-			g := gone[n]
-			if !stays(x, g) {
-				kept = append(kept, g)
-				continue
-			}
-			stayed = append(stayed, x)
-			if g.i == len(o.blocks[g.k])-1 {
-				refenced = append(refenced, refence{g.k, after(x).fenced()})
-			}
-		}
-		if len(stayed) > 0 {
-			gone = kept
-			slices.Sort(stayed)
-			in = slices.DeleteFunc(slices.Clone(in), func(x int32) bool { _, ok := slices.BinarySearch(stayed, x); return ok })
-		}
-	}
+	gone, in, refenced := o.stayers(out, gone, in, after)
 	// The fences, the blocks and which are this build's own copies (which
 	// it may write), as three arrays copied whole: a per-block loop over
 	// every block of a large list costs more than the changes themselves.
@@ -249,7 +262,7 @@ func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, af
 		return order{blocks: o.blocks, ends: o.ends, fence: fence}, true
 	}
 	blocks, own := slices.Clone(o.blocks), make([]bool, len(o.blocks))
-	slices.SortFunc(gone, func(a, b at) int {
+	slices.SortFunc(gone, func(a, b entryAt) int {
 		if a.k != b.k {
 			return a.k - b.k
 		}
