@@ -57,14 +57,10 @@ func (a *attrs) match(blocks [][]int32, mask, want uint32, colourMask, colour Do
 	return page[:n]
 }
 
-// attrsOf makes the attributes of n slots, set by set.
-func attrsOf(n int, set func(put func(i int32, attr uint32))) attrs {
-	a := attrs{base: make([]uint32, n), dom: make([]Dominant, n)}
-	set(a.put)
-	return a
-}
+// newAttrs makes the attributes of n slots, zero until put.
+func newAttrs(n int) attrs { return attrs{base: make([]uint32, n), dom: make([]Dominant, n)} }
 
-// put sets slot i's attributes in arrays the caller owns.
+// put sets slot i's attributes in arrays the caller owns (newAttrs').
 func (a *attrs) put(i int32, attr uint32) {
 	a.base[i], a.dom[i] = attr&^attrDomMask, Dominant(attr&attrDomMask>>attrDomShift)
 }

@@ -12,20 +12,22 @@ func randomAttr(rng *rand.Rand) uint32 {
 		uint32(rng.IntN(5))<<attrRegShift
 }
 
+// randomAttrs is n slots of random attributes, as a model and as attrs.
+func randomAttrs(rng *rand.Rand, n int) ([]uint32, attrs) {
+	model, a := make([]uint32, n), newAttrs(n)
+	for i := range model {
+		model[i] = randomAttr(rng)
+		a.put(int32(i), model[i])
+	}
+	return model, a
+}
+
 // Edits of attributes against a model: each edit leaves the attributes
 // before as they were, and shares an array exactly when it wrote nothing
 // in it.
 func TestAttrsEdit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 9))
-	model := make([]uint32, 70)
-	for i := range model {
-		model[i] = randomAttr(rng)
-	}
-	a := attrsOf(len(model), func(put func(int32, uint32)) {
-		for i, v := range model {
-			put(int32(i), v)
-		}
-	})
+	model, a := randomAttrs(rng, 70)
 	kinds := map[string]int{}
 	for round := range 300 {
 		before := slices.Clone(model)
@@ -83,15 +85,7 @@ func TestAttrsEdit(t *testing.T) {
 // any limit.
 func TestAttrsMatch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 1))
-	model := make([]uint32, 600)
-	for i := range model {
-		model[i] = randomAttr(rng)
-	}
-	a := attrsOf(len(model), func(put func(int32, uint32)) {
-		for i, v := range model {
-			put(int32(i), v)
-		}
-	})
+	model, a := randomAttrs(rng, 600)
 	order := make([]int32, len(model))
 	for i := range order {
 		order[i] = int32(i)

@@ -399,14 +399,13 @@ func (s *Snapshot) attributes(prev *Snapshot, d delta) {
 		s.attr = e.done()
 		return
 	}
-	s.attr = attrsOf(s.flags.len(), func(put func(int32, uint32)) {
-		for j, i := range d.remap {
-			if i >= 0 {
-				put(i, prev.attr.at(int32(j)))
-			}
+	s.attr = newAttrs(s.flags.len())
+	for j, i := range d.remap {
+		if i >= 0 {
+			s.attr.put(i, prev.attr.at(int32(j)))
 		}
-		for _, i := range d.fresh {
-			put(i, s.attrOf(s.flags.at(i)))
-		}
-	})
+	}
+	for _, i := range d.fresh {
+		s.attr.put(i, s.attrOf(s.flags.at(i)))
+	}
 }

@@ -8,12 +8,12 @@ const (
 
 // paged is a list of values by position cut into pages that snapshots
 // share: a build that changes a few values copies the pages they are on
-// and the directory of pages, never the whole list. At a million flags
-// the flat list of flags is 8 MB and that of their attributes 4 MB; a
-// vote tick copied both, and the copies were two thirds of its time
-// (BenchmarkBuildTick/1M/votes). A page is never written once the build
-// that made it returns. The flags themselves are in a flagList, paged the
-// same way without a pointer a flag.
+// and the directory of pages, never the whole list. It holds the search
+// index's word counts a flag (searchIndex.nwords). A page is never written
+// once the build that made it returns. The flags themselves are in a
+// flagList, paged the same way without a pointer a flag; the filter
+// attributes stay flat (see attrs: the filtered walk reads them for every
+// entry it passes).
 type paged[T any] struct {
 	pages []*[pageLen]T
 	n     int
