@@ -404,3 +404,34 @@ func TestPlacedOrdersEqualBuildFromScratch(t *testing.T) {
 
 // idKey is an id that orders as the position i does.
 func idKey(i int32) string { return fmt.Sprintf("%010d", i) }
+
+// A placeSorter sorts as a comparison of places does, ties of key and
+// total broken by id, and reads each position's place once, its buffer
+// reused from one sort to the next.
+func TestPlaceSorter(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	var ps placeSorter
+	for _, n := range []int{0, 1, 2, 300, 3, 17} {
+		keys := make([]placeKey, n)
+		for i := range keys {
+			keys[i] = placeKey{key: rng.Int64N(5), total: rng.Int64N(3), id: scrambledID(int32(i))}
+		}
+		xs := rng.Perm(n)
+		in := make([]int32, n)
+		for i, x := range xs {
+			in[i] = int32(x)
+		}
+		want := slices.Clone(in)
+		slices.SortFunc(want, func(a, b int32) int { return keys[a].compare(keys[b]) })
+		reads := make([]int, n)
+		ps.sort(in, func(i int32) placeKey { reads[i]++; return keys[i] })
+		if !slices.Equal(in, want) {
+			t.Fatalf("n=%d: sorted %v, want %v", n, in, want)
+		}
+		for i, r := range reads {
+			if n > 1 && r != 1 {
+				t.Fatalf("n=%d: position %d's place read %d times, want once", n, i, r)
+			}
+		}
+	}
+}
