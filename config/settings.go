@@ -37,7 +37,7 @@ var settings = []setting{
 	row("redis_prefix", "flagpole:", "prefix of the Redis keys (instances sharing a budget share it)", func(c *Config) *string { return &c.RedisPrefix }),
 	row("redis_timeout", 100*time.Millisecond, "per rate-limit decision in Redis; past it the instance limits in-process", func(c *Config) *time.Duration { return &c.RedisTimeout }),
 	row("max_conns", 0, "open connections of the API at most (0: the open-file limit less a reserve)", func(c *Config) *int { return &c.MaxConns }),
-	row("max_conns_per_ip", 256, "open connections of one client address at most, an IPv6 client counted by its /64 (0: no cap; trusted proxies are exempt)", func(c *Config) *int { return &c.MaxConnsPerIP }),
+	row("max_conns_per_ip", 256, "open connections of one client address at most, an IPv6 client counted by its /64; past it the address's longest idle one is closed (0: no cap; trusted proxies are exempt)", func(c *Config) *int { return &c.MaxConnsPerIP }),
 	row("max_streams_per_key", 5, "live streams (/api/public/stream) one key holds open at once on one instance", func(c *Config) *int { return &c.MaxStreamsPerKey }),
 	row("anon_rate_limit", 120, "requests a minute per client address without a valid key, sustained, after a burst of as many (so up to twice it less one in 60 s; 0: off)", func(c *Config) *int { return &c.AnonRateLimit }),
 	row("trusted_proxies", []string(nil), "CIDRs of proxies whose X-Forwarded-For names the client", func(c *Config) *[]string { return &c.TrustedProxies }),

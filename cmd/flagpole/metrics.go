@@ -138,10 +138,10 @@ func (p *program) registerConnState(reg *prometheus.Registry, gauge func(name, h
 		func() float64 { return float64(p.ln.Stats().Open) })
 	gauge("flagpole_http_max_connections", "The bound on open connections of the API listener (max_conns).",
 		func() float64 { return float64(p.ln.Max()) })
-	conns("flagpole_http_connections_refused_total", "Connections answered 503 and closed: over max_conns with none idle, or over max_conns_per_ip.",
+	conns("flagpole_http_connections_refused_total", "Connections answered 503 and closed: over max_conns, or over max_conns_per_ip, with none of those idle.",
 		func(s connlimit.Stats) float64 { return float64(s.RefusedTotal + s.RefusedAddr) })
-	conns("flagpole_http_idle_connections_closed_total", "Idle connections closed early: the oldest idle at max_conns, or idle too long under pressure.",
-		func(s connlimit.Stats) float64 { return float64(s.Evicted + s.Pressured) })
+	conns("flagpole_http_idle_connections_closed_total", "Idle connections closed early: the oldest idle at max_conns or of the client's address at max_conns_per_ip, or idle too long under pressure.",
+		func(s connlimit.Stats) float64 { return float64(s.Evicted + s.EvictedAddr + s.Pressured) })
 }
 
 // registerLimiterState registers the shared rate limiter's state, when

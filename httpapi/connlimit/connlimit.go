@@ -1,10 +1,11 @@
 // Package connlimit bounds the connections of an HTTP server: in total and
 // per client address group (an IPv4 address, an IPv6 /64: see addrgroup).
-// Past the total bound the oldest idle connection is closed to make room
-// (a connection that has not sent its first request yet counts as idle);
-// when none is idle, or the client's group holds its share already, the
-// new connection is answered 503 and closed at once, so the accept queue
-// keeps moving and descriptors never run out. Under pressure (three
+// Past either bound the oldest idle connection it counts (of all, or of
+// the client's group) is closed to make room (a connection that has not
+// sent its first request yet counts as idle), so a client that holds its
+// share in idle connections still gets /healthz answered; when none is
+// idle, the new connection is answered 503 and closed at once, so the
+// accept queue keeps moving and descriptors never run out. Under pressure (three
 // quarters of the bound) idle connections are closed after a short idle
 // time instead of the server's idle timeout.
 package connlimit
@@ -51,8 +52,8 @@ type Listener struct {
 	opt Options
 
 	mu     sync.Mutex
-	byAddr map[netip.Addr]int // by address group (see Options.PerAddr)
-	idle   idleList           // longest idle first
+	byAddr map[netip.Addr]*addrConns // by address group (see Options.PerAddr)
+	idle   idleList                  // longest idle first
 	conns  map[*conn]struct{} // every connection counted (their number is the open count)
 	// base is the listener's start, on the monotonic clock; clock the
 	// time of the last sweep after it, in nanoseconds; near twice the
@@ -64,9 +65,16 @@ type Listener struct {
 	// no connection left: a connection accepted after that is refused.
 	swept bool
 
-	refusedTotal, refusedAddr, evicted, pressuredN atomic.Int64
-	stop                                           chan struct{}
-	stopOnce                                       sync.Once
+	refusedTotal, refusedAddr, evicted, evictedAddr, pressuredN atomic.Int64
+	stop                                                        chan struct{}
+	stopOnce                                                    sync.Once
+}
+
+// addrConns are the connections of one address group: their number and
+// those idle, the longest idle first.
+type addrConns struct {
+	n    int
+	idle idleList
 }
 
 // conn is one accepted connection.
@@ -74,10 +82,11 @@ type conn struct {
 	net.Conn
 	l     *Listener
 	group netip.Addr // the key of its count in l.byAddr
-	// prev and next link it in l.idle while idle (inIdle); the list is
-	// the conns' own fields, so a request's turn to idle allocates nothing.
-	prev, next *conn
-	inIdle     bool
+	// links link it, while idle (inIdle), in l.idle (allIdle) and in its
+	// group's idle list (groupIdle); the lists are the conns' own fields,
+	// so a request's turn to idle allocates nothing.
+	links  [2]links
+	inIdle bool
 	idleSince  time.Time
 	released   bool
 	rd, wd     deadline
@@ -109,7 +118,7 @@ func Wrap(inner net.Listener, opt Options) *Listener {
 	if opt.DeadlineTick <= 0 {
 		opt.DeadlineTick = 100 * time.Millisecond
 	}
-	l := &Listener{Listener: inner, opt: opt, byAddr: map[netip.Addr]int{}, conns: map[*conn]struct{}{},
+	l := &Listener{Listener: inner, opt: opt, byAddr: map[netip.Addr]*addrConns{}, conns: map[*conn]struct{}{},
 		stop: make(chan struct{}), base: time.Now(), near: 2 * int64(opt.DeadlineTick)}
 	go l.relieve()
 	return l
@@ -137,8 +146,10 @@ func (l *Listener) Accept() (net.Conn, error) {
 	}
 }
 
-// admit counts a new connection in, closing the oldest idle one when the
-// total is reached; it returns false when the connection must be refused.
+// admit counts a new connection in, closing the oldest idle one of its
+// group when the group holds PerAddr, else the oldest idle one of all when
+// the total is reached; it returns false when the connection must be
+// refused, none being idle where one must go.
 func (l *Listener) admit(nc net.Conn, addr netip.Addr) (*conn, *conn, bool) {
 	group := addrgroup.Of(addr)
 	exempt := l.opt.PerAddr > 0 && l.opt.Exempt != nil && l.opt.Exempt(addr)
@@ -150,11 +161,20 @@ func (l *Listener) admit(nc net.Conn, addr netip.Addr) (*conn, *conn, bool) {
 	if l.swept {
 		return nil, nil, false // closed: nothing would keep its deadlines
 	}
-	if l.opt.PerAddr > 0 && !exempt && l.byAddr[group] >= l.opt.PerAddr {
-		l.refusedAddr.Add(1)
-		return nil, nil, false
-	}
+	g := l.byAddr[group]
 	var victim *conn
+	if l.opt.PerAddr > 0 && !exempt && g != nil && g.n >= l.opt.PerAddr {
+		victim = g.idle.front()
+		if victim == nil {
+			l.refusedAddr.Add(1)
+			return nil, nil, false
+		}
+		l.release(victim)
+		l.evictedAddr.Add(1)
+		if g.n == 0 { // PerAddr 1: released, and forgotten with it
+			g = nil
+		}
+	}
 	if len(l.conns) >= l.opt.Max {
 		victim = l.idle.front()
 		if victim == nil {
@@ -164,12 +184,34 @@ func (l *Listener) admit(nc net.Conn, addr netip.Addr) (*conn, *conn, bool) {
 		l.release(victim)
 		l.evicted.Add(1)
 	}
+	if g == nil {
+		g = &addrConns{idle: idleList{k: groupIdle}}
+		l.byAddr[group] = g
+	}
 	c := &conn{Conn: nc, l: l, group: group, idleSince: time.Now()}
 	c.vec, _ = nc.(VecWriter)
-	l.idle.pushBack(c)
+	g.n++
 	l.conns[c] = struct{}{}
-	l.byAddr[group]++
+	l.idleIn(c, g)
 	return c, victim, true
+}
+
+// idleIn puts c, not idle, at the end of the idle lists (of all and of
+// its group g); l.mu is held.
+func (l *Listener) idleIn(c *conn, g *addrConns) {
+	l.idle.pushBack(c)
+	g.idle.pushBack(c)
+	c.inIdle = true
+}
+
+// idleOut takes c out of the idle lists, if it is in them; l.mu is held.
+func (l *Listener) idleOut(c *conn) {
+	if !c.inIdle {
+		return
+	}
+	l.idle.remove(c)
+	l.byAddr[c.group].idle.remove(c)
+	c.inIdle = false
 }
 
 // release counts c out; l.mu is held.
@@ -178,11 +220,10 @@ func (l *Listener) release(c *conn) {
 		return
 	}
 	c.released = true
-	l.idle.remove(c)
+	l.idleOut(c)
 	delete(l.conns, c)
-	if n := l.byAddr[c.group] - 1; n > 0 {
-		l.byAddr[c.group] = n
-	} else {
+	g := l.byAddr[c.group]
+	if g.n--; g.n == 0 {
 		delete(l.byAddr, c.group)
 	}
 }
@@ -227,16 +268,16 @@ func (l *Listener) ConnState(nc net.Conn, state http.ConnState) {
 	}
 	switch state {
 	case http.StateActive:
-		l.idle.remove(c)
+		l.idleOut(c)
 	case http.StateIdle:
 		if !c.inIdle {
 			c.idleSince = l.base.Add(time.Duration(l.clock.Load())) // to a tick: PressureIdle is seconds
-			l.idle.pushBack(c)
+			l.idleIn(c, l.byAddr[c.group])
 		}
 	case http.StateHijacked:
 		// Taken over by a handler (the live stream): it stays counted,
 		// never idle, until the handler closes it.
-		l.idle.remove(c)
+		l.idleOut(c)
 	case http.StateClosed:
 		l.release(c)
 	}
@@ -315,11 +356,12 @@ func (l *Listener) Max() int { return l.opt.Max }
 type Stats struct {
 	Open, Idle int
 	// RefusedTotal and RefusedAddr count the connections answered 503 and
-	// closed: over Max with none idle, or over PerAddr.
+	// closed: over Max, or over PerAddr, with none of those idle.
 	RefusedTotal, RefusedAddr int64
-	// Evicted counts idle connections closed to make room for a new one;
-	// Pressured, those closed for idling too long under pressure.
-	Evicted, Pressured int64
+	// Evicted and EvictedAddr count idle connections closed to make room
+	// for a new one, at Max and at PerAddr; Pressured, those closed for
+	// idling too long under pressure.
+	Evicted, EvictedAddr, Pressured int64
 }
 
 // Stats reports the counts now.
@@ -328,7 +370,7 @@ func (l *Listener) Stats() Stats {
 	open, idle := len(l.conns), l.idle.n
 	l.mu.Unlock()
 	return Stats{Open: open, Idle: idle, RefusedTotal: l.refusedTotal.Load(), RefusedAddr: l.refusedAddr.Load(),
-		Evicted: l.evicted.Load(), Pressured: l.pressuredN.Load()}
+		Evicted: l.evicted.Load(), EvictedAddr: l.evictedAddr.Load(), Pressured: l.pressuredN.Load()}
 }
 
 // peer is a connection's remote address, IPv4 unmapped.
@@ -341,18 +383,29 @@ func peer(nc net.Conn) netip.Addr {
 	return netip.Addr{}
 }
 
-// idleList is a doubly linked list of the idle conns, threaded through
-// their prev and next fields. The listener's mutex guards it.
+// links are a conn's neighbours in one idle list.
+type links struct{ prev, next *conn }
+
+// The idle lists a conn is in while idle, by their index in conn.links.
+const (
+	allIdle   = 0 // Listener.idle
+	groupIdle = 1 // addrConns.idle
+)
+
+// idleList is a doubly linked list of idle conns, threaded through their
+// links[k] (allIdle or groupIdle). The listener's mutex guards it; the
+// caller knows whether c is in it (conn.inIdle).
 type idleList struct {
 	head, tail *conn
 	n          int
+	k          int
 }
 
-// pushBack appends c, which is in no list.
+// pushBack appends c, which is not in the list.
 func (l *idleList) pushBack(c *conn) {
-	c.prev, c.next, c.inIdle = l.tail, nil, true
+	c.links[l.k] = links{prev: l.tail}
 	if l.tail != nil {
-		l.tail.next = c
+		l.tail.links[l.k].next = c
 	} else {
 		l.head = c
 	}
@@ -360,22 +413,20 @@ func (l *idleList) pushBack(c *conn) {
 	l.n++
 }
 
-// remove takes c out of the list, if it is in it.
+// remove takes c, which is in the list, out of it.
 func (l *idleList) remove(c *conn) {
-	if !c.inIdle {
-		return
-	}
-	if c.prev != nil {
-		c.prev.next = c.next
+	ln := c.links[l.k]
+	if ln.prev != nil {
+		ln.prev.links[l.k].next = ln.next
 	} else {
-		l.head = c.next
+		l.head = ln.next
 	}
-	if c.next != nil {
-		c.next.prev = c.prev
+	if ln.next != nil {
+		ln.next.links[l.k].prev = ln.prev
 	} else {
-		l.tail = c.prev
+		l.tail = ln.prev
 	}
-	c.prev, c.next, c.inIdle = nil, nil, false
+	c.links[l.k] = links{}
 	l.n--
 }
 

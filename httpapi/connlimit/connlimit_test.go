@@ -2,9 +2,11 @@ package connlimit_test
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -73,22 +75,99 @@ func roundTrip(t *testing.T, c net.Conn, br *bufio.Reader) int {
 	return resp.StatusCode
 }
 
+// waitIdle waits until n of l's connections are idle (the server marks a
+// connection idle only after the client has read its answer).
+func waitIdle(t *testing.T, l *connlimit.Listener, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for l.Stats().Idle != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d idle connections, want %d", l.Stats().Idle, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// closed reports whether the server has closed the connection c (read
+// through br).
+func closed(c net.Conn, br *bufio.Reader) bool {
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	defer c.SetReadDeadline(time.Time{})
+	_, err := br.ReadByte()
+	return err == io.EOF || (err != nil && !errors.Is(err, os.ErrDeadlineExceeded))
+}
+
 // TestPerAddr: one address holds at most PerAddr connections; the next
-// is answered 503 and closed at once; another address is served.
+// closes that address's connection idle the longest, not an older idle
+// one of another address, and is served.
 func TestPerAddr(t *testing.T) {
 	l, addr := serve(t, connlimit.Options{Max: 100, PerAddr: 3}, ok)
+	other, otherR, st := dial(t, "127.0.0.2", addr, true)
+	if st != 200 {
+		t.Fatalf("another address: %d", st)
+	}
+	waitIdle(t, l, 1)
+	var conns []net.Conn
+	var readers []*bufio.Reader
 	for i := 0; i < 3; i++ {
-		if _, _, st := dial(t, "127.0.0.1", addr, true); st != 200 {
+		c, br, st := dial(t, "127.0.0.1", addr, true)
+		if st != 200 {
 			t.Fatalf("connection %d: %d", i, st)
 		}
+		conns, readers = append(conns, c), append(readers, br)
+		waitIdle(t, l, i+2)
+	}
+	// Make connection 0 its address's youngest idle one: 1 is the oldest.
+	if roundTrip(t, conns[0], readers[0]) != 200 {
+		t.Fatal("reuse of connection 0")
+	}
+	waitIdle(t, l, 4)
+	if _, _, st := dial(t, "127.0.0.1", addr, true); st != 200 {
+		t.Errorf("the 4th connection of one address, its others idle: %d, want 200", st)
+	}
+	if !closed(conns[1], readers[1]) {
+		t.Error("the address's oldest idle connection is still open")
+	}
+	for _, i := range []int{0, 2} {
+		if roundTrip(t, conns[i], readers[i]) != 200 {
+			t.Errorf("a younger idle connection (%d) of the address was closed", i)
+		}
+	}
+	if roundTrip(t, other, otherR) != 200 {
+		t.Error("another address's older idle connection was closed")
+	}
+	if s := l.Stats(); s.EvictedAddr != 1 || s.Evicted != 0 || s.RefusedAddr != 0 || s.Open != 4 {
+		t.Errorf("stats %+v", s)
+	}
+}
+
+// TestPerAddrNoneIdle: with an address's PerAddr connections all busy,
+// its next one is answered 503 and closed at once; another address is
+// served.
+func TestPerAddrNoneIdle(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			<-release
+		}
+	})
+	l, addr := serve(t, connlimit.Options{Max: 100, PerAddr: 2}, slow)
+	for i := 0; i < 2; i++ {
+		c, _, _ := dial(t, "127.0.0.1", addr, false)
+		io.WriteString(c, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s := l.Stats(); (s.Open != 2 || s.Idle != 0) && time.Now().Before(deadline); s = l.Stats() {
+		time.Sleep(10 * time.Millisecond)
 	}
 	if _, _, st := dial(t, "127.0.0.1", addr, true); st != 503 {
-		t.Errorf("the 4th connection of one address: %d, want 503", st)
+		t.Errorf("the 3rd connection of one address, none idle: %d, want 503", st)
 	}
 	if _, _, st := dial(t, "127.0.0.2", addr, true); st != 200 {
 		t.Errorf("another address: %d", st)
 	}
-	if s := l.Stats(); s.RefusedAddr != 1 || s.Open != 4 {
+	if s := l.Stats(); s.RefusedAddr != 1 || s.EvictedAddr != 0 || s.Open != 3 {
 		t.Errorf("stats %+v", s)
 	}
 }
@@ -210,7 +289,7 @@ func TestMaxFor(t *testing.T) {
 func TestPerAddrReleased(t *testing.T) {
 	l, addr := serve(t, connlimit.Options{Max: 100, PerAddr: 2}, ok)
 	first, _, st1 := dial(t, "127.0.0.1", addr, true)
-	second, _, st2 := dial(t, "127.0.0.1", addr, true)
+	_, _, st2 := dial(t, "127.0.0.1", addr, true)
 	other, _, st3 := dial(t, "127.0.0.2", addr, true)
 	if st1 != 200 || st2 != 200 || st3 != 200 || l.Addrs() != 2 {
 		t.Fatalf("statuses %d %d %d, %d addresses", st1, st2, st3, l.Addrs())
@@ -223,16 +302,19 @@ func TestPerAddrReleased(t *testing.T) {
 	if _, _, st := dial(t, "127.0.0.1", addr, true); st != 200 {
 		t.Fatalf("a connection in the place of a closed one: %d", st)
 	}
-	if _, _, st := dial(t, "127.0.0.1", addr, true); st != 503 {
-		t.Errorf("a third connection of one address: %d, want 503", st)
+	waitIdle(t, l, 3)
+	if _, _, st := dial(t, "127.0.0.1", addr, true); st != 200 {
+		t.Errorf("a third connection of one address, two idle: %d, want 200", st)
 	}
-	second.Close()
+	if s := l.Stats(); s.EvictedAddr != 1 || s.Open != 3 {
+		t.Errorf("stats %+v after the third, want the address's oldest idle closed", s)
+	}
 	other.Close()
-	for l.Stats().Open > 1 && time.Now().Before(deadline) {
+	for l.Stats().Open > 2 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if n := l.Addrs(); n != 1 {
-		t.Errorf("%d addresses counted with one connection open, want 1", n)
+		t.Errorf("%d addresses counted with one address's connections open, want 1", n)
 	}
 }
 

@@ -157,7 +157,7 @@ func TestBackgroundReadAnsweredAtOnce(t *testing.T) {
 // clock stays at its start) and whose near is 200 ms.
 func sweeplessConn(t *testing.T, ago time.Duration) (l *Listener, c *conn, a, b net.Conn) {
 	t.Helper()
-	l = &Listener{opt: Options{Max: 10}, byAddr: map[netip.Addr]int{}, conns: map[*conn]struct{}{},
+	l = &Listener{opt: Options{Max: 10}, byAddr: map[netip.Addr]*addrConns{}, conns: map[*conn]struct{}{},
 		base: time.Now().Add(-ago), near: int64(200 * time.Millisecond)}
 	a, b = net.Pipe()
 	t.Cleanup(func() { a.Close(); b.Close() })

@@ -3,6 +3,7 @@ package connlimit_test
 import (
 	"io"
 	"net"
+	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
@@ -52,7 +53,8 @@ func (c fromConn) RemoteAddr() net.Addr { return c.remote }
 
 // offerer returns a function that offers the listener of opt one
 // connection from ip and reports whether it was admitted (a refused one
-// must have been answered 503).
+// must have been answered 503). An admitted connection is marked active
+// (answering a request) at once, so none is idle to make room.
 func offerer(t *testing.T, opt connlimit.Options) func(ip string) bool {
 	t.Helper()
 	inner := newPipeListener(0)
@@ -65,6 +67,7 @@ func offerer(t *testing.T, opt connlimit.Options) func(ip string) bool {
 			if err != nil {
 				return
 			}
+			l.ConnState(c, http.StateActive)
 			accepted <- c
 		}
 	}()
@@ -140,7 +143,8 @@ func TestPerAddrExemptIPv6(t *testing.T) {
 }
 
 // TestPerAddrIPv6Loopback: over real sockets, an IPv6 client is counted
-// under its /64 (::1 under ::), and is capped there.
+// under its /64 (::1 under ::), and is capped there: its third connection
+// closes its oldest idle one.
 func TestPerAddrIPv6Loopback(t *testing.T) {
 	inner, err := net.Listen("tcp", "[::1]:0")
 	if err != nil {
@@ -153,8 +157,12 @@ func TestPerAddrIPv6Loopback(t *testing.T) {
 			t.Fatalf("connection %d: %d", i, st)
 		}
 	}
-	if _, _, st := dial(t, "::1", addr, true); st != 503 {
-		t.Errorf("the 3rd connection of one /64: %d, want 503", st)
+	waitIdle(t, l, 2)
+	if _, _, st := dial(t, "::1", addr, true); st != 200 {
+		t.Errorf("the 3rd connection of one /64: %d, want 200", st)
+	}
+	if s := l.Stats(); s.EvictedAddr != 1 || s.Open != 2 {
+		t.Errorf("stats %+v, want the /64's oldest idle connection closed", s)
 	}
 	if g := l.Groups(); len(g) != 1 || g[0] != netip.MustParseAddr("::") {
 		t.Errorf("counted under %v, want [::] (the /64 of ::1)", g)

@@ -9,18 +9,19 @@ import (
 	"testing"
 )
 
-// TestIdleListModel: the idle list follows the connections' states in
-// order (the longest idle first) through random turns, against a slice,
-// and a request's turn from idle to active and back allocates nothing.
+// TestIdleListModel: the idle list, and each address group's, follow the
+// connections' states in order (the longest idle first) through random
+// turns, against a slice, and a request's turn from idle to active and
+// back allocates nothing.
 func TestIdleListModel(t *testing.T) {
-	l := &Listener{opt: Options{Max: 1000}, byAddr: map[netip.Addr]int{}, conns: map[*conn]struct{}{}}
+	l := &Listener{opt: Options{Max: 1000}, byAddr: map[netip.Addr]*addrConns{}, conns: map[*conn]struct{}{}}
 	const n = 12
 	conns := make([]*conn, n)
 	var model []*conn // idle, the longest first
 	for i := range conns {
 		a, b := net.Pipe()
 		t.Cleanup(func() { a.Close(); b.Close() })
-		c, _, ok := l.admit(a, netip.AddrFrom4([4]byte{10, 0, 0, byte(i)}))
+		c, _, ok := l.admit(a, netip.AddrFrom4([4]byte{10, 0, 0, byte(i % 3)}))
 		if !ok {
 			t.Fatal("refused")
 		}
@@ -52,15 +53,15 @@ func TestIdleListModel(t *testing.T) {
 			closed[i] = true
 			model = slices.DeleteFunc(model, func(x *conn) bool { return x == c })
 		}
-		var got []*conn
-		for x := l.idle.front(); x != nil; x = x.next {
-			got = append(got, x)
+		checkIdle(t, step, &l.idle, model)
+		for g, ac := range l.byAddr {
+			checkIdle(t, step, &ac.idle, slices.DeleteFunc(slices.Clone(model), func(x *conn) bool { return x.group != g }))
+			if n := counted(conns, closed, g); ac.n != n {
+				t.Fatalf("step %d: group %v counts %d, %d open", step, g, ac.n, n)
+			}
 		}
-		if !slices.Equal(got, model) || l.idle.n != len(model) || l.Stats().Idle != len(model) {
-			t.Fatalf("step %d: idle list of %d (n %d), want %d", step, len(got), l.idle.n, len(model))
-		}
-		if len(model) > 0 && l.idle.tail != model[len(model)-1] {
-			t.Fatalf("step %d: the tail is not the last idle", step)
+		if l.Stats().Idle != len(model) {
+			t.Fatalf("step %d: Stats().Idle %d, want %d", step, l.Stats().Idle, len(model))
 		}
 	}
 	var c *conn
@@ -78,4 +79,35 @@ func TestIdleListModel(t *testing.T) {
 	}); a != 0 {
 		t.Errorf("%v allocations a request, want 0", a)
 	}
+}
+
+// checkIdle fails t unless the idle list holds model, in order.
+func checkIdle(t *testing.T, step int, l *idleList, model []*conn) {
+	t.Helper()
+	var got []*conn
+	for x := l.front(); x != nil; x = x.links[l.k].next {
+		got = append(got, x)
+	}
+	if !slices.Equal(got, model) || l.n != len(model) {
+		t.Fatalf("step %d: idle list %d of %d (n %d), want %d", step, l.k, len(got), l.n, len(model))
+	}
+	if len(model) > 0 && l.tail != model[len(model)-1] {
+		t.Fatalf("step %d: the tail of idle list %d is not the last idle", step, l.k)
+	}
+	for i := len(model) - 1; i > 0; i-- {
+		if model[i].links[l.k].prev != model[i-1] {
+			t.Fatalf("step %d: idle list %d linked back wrong", step, l.k)
+		}
+	}
+}
+
+// counted is the number of conns of group g not closed.
+func counted(conns []*conn, closed []bool, g netip.Addr) int {
+	n := 0
+	for i, c := range conns {
+		if !closed[i] && c.group == g {
+			n++
+		}
+	}
+	return n
 }
