@@ -213,4 +213,3 @@ func TestWireAnswers(t *testing.T) {
 		}
 	}
 }
-

@@ -54,7 +54,7 @@ type Listener struct {
 	mu     sync.Mutex
 	byAddr map[netip.Addr]*addrConns // by address group (see Options.PerAddr)
 	idle   idleList                  // longest idle first
-	conns  map[*conn]struct{} // every connection counted (their number is the open count)
+	conns  map[*conn]struct{}        // every connection counted (their number is the open count)
 	// base is the listener's start, on the monotonic clock; clock the
 	// time of the last sweep after it, in nanoseconds; near twice the
 	// sweep's tick (see Deadlines).
@@ -85,11 +85,11 @@ type conn struct {
 	// links link it, while idle (inIdle), in l.idle (allIdle) and in its
 	// group's idle list (groupIdle); the lists are the conns' own fields,
 	// so a request's turn to idle allocates nothing.
-	links  [2]links
-	inIdle bool
-	idleSince  time.Time
-	released   bool
-	rd, wd     deadline
+	links     [2]links
+	inIdle    bool
+	idleSince time.Time
+	released  bool
+	rd, wd    deadline
 	// answering is set while a request is being answered (StateActive)
 	// until net/http's background read, which Read answers at once (see
 	// Read).
