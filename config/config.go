@@ -278,31 +278,12 @@ func nodeText(n *yaml.Node, list bool) (string, error) {
 	return "", errors.New("want a single value")
 }
 
-// The schedules' defaults: a safety net when the database wakes the
-// loads (listen), the polling intervals of old when it does not.
+// The schedules' defaults (CONTRACT.md, the CLI): with listen, the safety
+// net under a lost notification; without it, the loads' only clock.
 const (
-	pushRefresh    = "@every 1m"
-	pushKeyRefresh = "@every 30s"
-	pollRefresh    = "@every 10s"
-	pollKeyRefresh = "@every 5s"
+	defaultRefresh    = "@every 10s"
+	defaultKeyRefresh = "@every 5s"
 )
-
-// Schedules are the schedules of the flag load and the key load in
-// force: refresh and key_refresh, except that with listen off a schedule
-// left at its default polls at the shorter interval of old, as nothing
-// else wakes the loads then.
-func (c *Config) Schedules() (flags, keys Schedule) {
-	flags, keys = c.Refresh, c.KeyRefresh
-	if !c.Listen {
-		if flags.Spec == pushRefresh {
-			flags = mustSchedule(pollRefresh)
-		}
-		if keys.Spec == pushKeyRefresh {
-			keys = mustSchedule(pollKeyRefresh)
-		}
-	}
-	return flags, keys
-}
 
 // Validate checks what the kinds do not: ranges and choices. It parses
 // trusted_proxies into Proxies.

@@ -334,26 +334,25 @@ func TestGOGCSet(t *testing.T) {
 	}
 }
 
-// TestSchedules: with listen on, the schedules are the safety net (1 min,
-// 30 s); with listen off, a schedule left at its default polls at the
-// intervals of old (10 s, 5 s), and one the operator set is kept.
+// TestSchedules: the schedules default to the contract's 10 s and 5 s,
+// with listen on or off, and one the operator set is kept.
 func TestSchedules(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		args        []string
 		flags, keys time.Duration
 	}{
-		{nil, time.Minute, 30 * time.Second},
+		{nil, 10 * time.Second, 5 * time.Second},
 		{[]string{"--listen=false"}, 10 * time.Second, 5 * time.Second},
 		{[]string{"--listen=false", "--refresh", "@every 3s"}, 3 * time.Second, 5 * time.Second},
 		{[]string{"--listen=false", "--key-refresh", "@every 2s"}, 10 * time.Second, 2 * time.Second},
-		{[]string{"--refresh", "@every 3s"}, 3 * time.Second, 30 * time.Second},
+		{[]string{"--refresh", "@every 3s"}, 3 * time.Second, 5 * time.Second},
 	} {
 		c, err := loadArgs(t, noEnv, tc.args...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		flags, keys := c.Schedules()
+		flags, keys := c.Refresh, c.KeyRefresh
 		if got := flags.Next(now).Sub(now); got != tc.flags {
 			t.Errorf("%v: the flag load every %s, want %s", tc.args, got, tc.flags)
 		}

@@ -24,9 +24,8 @@ func (p *program) Run(ctx context.Context) error {
 	if p.adminLn != nil {
 		admin = p.adminLn.Addr().String()
 	}
-	flags, keys := p.cfg.Schedules()
 	p.log.Info("listening", "addr", p.Addr(), "admin_addr", admin, "db", loader.Redact(p.cfg.DB), "listen", p.cfg.Listen,
-		"refresh", flags, "key_refresh", keys,
+		"refresh", p.cfg.Refresh, "key_refresh", p.cfg.KeyRefresh,
 		"max_conns", p.ln.Max(), "max_conns_per_ip", p.cfg.MaxConnsPerIP, "anon_rate_limit", p.cfg.AnonRateLimit)
 
 	loadCtx, stopLoads := context.WithCancel(ctx)
@@ -73,8 +72,7 @@ func (p *program) runLoads(ctx context.Context, errc chan<- error) <-chan struct
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		flags, keys := p.cfg.Schedules()
-		err := p.loader.Run(ctx, flags, keys, func() { close(p.ready) })
+		err := p.loader.Run(ctx, p.cfg.Refresh, p.cfg.KeyRefresh, func() { close(p.ready) })
 		if err != nil && !errors.Is(err, context.Canceled) {
 			errc <- err
 		}
