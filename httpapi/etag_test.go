@@ -83,4 +83,15 @@ func TestHeadETagGzip(t *testing.T) {
 	if r := e.get("/api/public/flags?limit=100", "Accept-Encoding: gzip;q=0"); r.header.Get("Content-Encoding") != "" {
 		t.Error("gzip;q=0 refuses gzip")
 	}
+	// RFC 9110 8.4.1.3: x-gzip is gzip; the answer names it gzip.
+	for _, enc := range []string{"x-gzip", "deflate, X-GZIP;q=0.5", "br, *"} {
+		if r := e.get("/api/public/flags?limit=100", "Accept-Encoding: "+enc); r.header.Get("Content-Encoding") != "gzip" {
+			t.Errorf("Accept-Encoding %s: Content-Encoding %q, want gzip", enc, r.header.Get("Content-Encoding"))
+		}
+	}
+	for _, enc := range []string{"x-gzip;q=0", "deflate, br", "identity", "gzipx"} {
+		if r := e.get("/api/public/flags?limit=100", "Accept-Encoding: "+enc); r.header.Get("Content-Encoding") != "" {
+			t.Errorf("Accept-Encoding %s: Content-Encoding %q, want none", enc, r.header.Get("Content-Encoding"))
+		}
+	}
 }

@@ -288,14 +288,15 @@ func etagMatch(header, etag string) bool {
 	return false
 }
 
-// acceptsGzip reads Accept-Encoding: gzip (or *) with a non-zero q.
+// acceptsGzip reads Accept-Encoding: gzip (or x-gzip, its old name: RFC
+// 9110 8.4.1.3, or *) with a non-zero q.
 func acceptsGzip(header string) bool {
 	for rest, more := header, true; more; {
 		var part string
 		part, rest, more = strings.Cut(rest, ",")
 		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
 		name = strings.TrimSpace(name)
-		if !strings.EqualFold(name, "gzip") && name != "*" {
+		if !strings.EqualFold(name, "gzip") && !strings.EqualFold(name, "x-gzip") && name != "*" {
 			continue
 		}
 		q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
