@@ -48,6 +48,19 @@ func (a *API) requestID(c *gin.Context) {
 	c.Next()
 }
 
+// RequestID is h with requestID's X-Request-Id on every answer, for the
+// handlers outside the API's engine (the admin listener's).
+func RequestID(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header["X-Request-Id"]
+		if len(id) == 0 || !saneRequestID(id[0]) {
+			id = newRequestIDValue()
+		}
+		w.Header()["X-Request-Id"] = id[:1]
+		h.ServeHTTP(w, r)
+	})
+}
+
 // requestIDOf is the request id requestID answered with.
 func requestIDOf(c *gin.Context) string {
 	if v := c.Writer.Header()["X-Request-Id"]; len(v) > 0 {

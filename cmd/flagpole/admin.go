@@ -86,7 +86,7 @@ func (p *program) adminHandler() http.Handler {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	return mux
+	return httpapi.RequestID(mux)
 }
 
 // adminReadyz is /readyz with the operator's whole detail: load counts,

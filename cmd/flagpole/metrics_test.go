@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
+	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
@@ -97,6 +99,7 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("pprof on the API's address: %d, want 404", st)
 	}
 	checkReadyzBodies(t, base, admin)
+	checkAdminRequestIDs(t, admin)
 	// The access log: request id, key id (never the key), route, status.
 	logs := s.stderr.String()
 	if !strings.Contains(logs, `"route":"/api/public/flags"`) || !strings.Contains(logs, `"key_id":"key_`) ||
@@ -138,6 +141,39 @@ func checkReadyzBodies(t *testing.T, base, admin string) {
 		}
 		if k, ok := m["keys"].(map[string]any); ok && (k["count"] != 1.0 || k["loadedAt"] == nil) {
 			t.Errorf("%s: keys %v", c.url, k)
+		}
+	}
+}
+
+// checkAdminRequestIDs: every answer of the admin address carries an
+// X-Request-Id, a new one each, or the sane one the request sent.
+func checkAdminRequestIDs(t *testing.T, admin string) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, path := range []string{"/metrics", "/readyz", "/healthz", "/debug/pprof/", "/nowhere"} {
+		for _, sent := range []string{"", "trace-4711", "not sane!"} {
+			req, _ := http.NewRequest(http.MethodGet, admin+path, nil)
+			if sent != "" {
+				req.Header.Set("X-Request-Id", sent)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			id := resp.Header.Values("X-Request-Id")
+			switch {
+			case len(id) != 1:
+				t.Errorf("admin %s (sent %q): X-Request-Id %q, want one", path, sent, id)
+			case sent == "trace-4711" && id[0] != sent:
+				t.Errorf("admin %s: X-Request-Id %q, want the sane %q echoed", path, id[0], sent)
+			case sent != "trace-4711" && (id[0] == sent || seen[id[0]]):
+				t.Errorf("admin %s (sent %q): X-Request-Id %q, want a new one", path, sent, id[0])
+			}
+			if sent != "trace-4711" && len(id) == 1 {
+				seen[id[0]] = true
+			}
 		}
 	}
 }
