@@ -293,3 +293,41 @@ func TestTrendsTable(t *testing.T) {
 		t.Errorf("the long history again: %d response-cache hits, %d table hits; want 1 and %d", f-found, hits(), base)
 	}
 }
+
+// TestTrendsTableHoldsFullHistories: at the default cache_mb (64), the
+// trends' table holds a thousand flags' full 90-day histories (~7.5 KB a
+// body, counted at twice that): a client cycling through them is answered
+// from the table on its second round, not by a render each (with an
+// eighth of the budget, a third of them were).
+func TestTrendsTableHoldsFullHistories(t *testing.T) {
+	day := time.Now().UTC()
+	a, st, get := cachedServerOf(t, func() time.Time { return day }, 64<<20)
+	today := memstore.DayOf(day)
+	b := memstore.NewTrendBuilder(today - memstore.TrendDays)
+	ins := make([]memstore.FlagInput, 1000)
+	for i := range ins {
+		ins[i] = testInput(i, day)
+		for d := today - 89; d <= today; d++ {
+			b.Add([]byte(ins[i].ID), d, 100+int64(i%900)+int64(d%13), 2000+int64(d%7))
+		}
+	}
+	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, Trends: b.Done(), LoadedAt: day})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetSnapshot(s)
+	path := func(i int) string { return "/api/public/flag/" + ins[i].Slug + "/trend?days=90" }
+	if body := get(path(0)); len(body) < 7000 || len(body) > maxTrendBody || !strings.Contains(body, `"count":90`) {
+		t.Fatalf("a full history: %d bytes, %.80s", len(body), body)
+	}
+	for i := 1; i < len(ins); i++ {
+		get(path(i))
+	}
+	before, _ := a.trends.lookups()
+	for i := range ins {
+		get(path(i))
+	}
+	if found, _ := a.trends.lookups(); found-before < 990 {
+		t.Errorf("the second round of 1,000 full histories: %d answered by the trends' table, want at least 990", found-before)
+	}
+}
