@@ -70,9 +70,10 @@ type Listener struct {
 	stopOnce                                                    sync.Once
 }
 
-// addrConns are the connections of one address group: their number and
-// those idle, the longest idle first.
+// addrConns are the connections of one address group (key, in
+// Listener.byAddr): their number and those idle, the longest idle first.
 type addrConns struct {
+	key  netip.Addr
 	n    int
 	idle idleList
 }
@@ -81,7 +82,7 @@ type addrConns struct {
 type conn struct {
 	net.Conn
 	l     *Listener
-	group netip.Addr // the key of its count in l.byAddr
+	group *addrConns // its address group's, in l.byAddr while c is counted
 	// links link it, while idle (inIdle), in l.idle (allIdle) and in its
 	// group's idle list (groupIdle); the lists are the conns' own fields,
 	// so a request's turn to idle allocates nothing.
@@ -161,46 +162,51 @@ func (l *Listener) admit(nc net.Conn, addr netip.Addr) (*conn, *conn, bool) {
 	if l.swept {
 		return nil, nil, false // closed: nothing would keep its deadlines
 	}
-	g := l.byAddr[group]
+	// At most one of the two evicts: past the group's, the total is
+	// below Max again.
 	var victim *conn
-	if l.opt.PerAddr > 0 && !exempt && g != nil && g.n >= l.opt.PerAddr {
-		victim = g.idle.front()
-		if victim == nil {
-			l.refusedAddr.Add(1)
+	if g := l.byAddr[group]; l.opt.PerAddr > 0 && !exempt && g != nil && g.n >= l.opt.PerAddr {
+		if victim = l.evict(&g.idle, &l.refusedAddr, &l.evictedAddr); victim == nil {
 			return nil, nil, false
-		}
-		l.release(victim)
-		l.evictedAddr.Add(1)
-		if g.n == 0 { // PerAddr 1: released, and forgotten with it
-			g = nil
 		}
 	}
 	if len(l.conns) >= l.opt.Max {
-		victim = l.idle.front()
-		if victim == nil {
-			l.refusedTotal.Add(1)
+		if victim = l.evict(&l.idle, &l.refusedTotal, &l.evicted); victim == nil {
 			return nil, nil, false
 		}
-		l.release(victim)
-		l.evicted.Add(1)
 	}
+	g := l.byAddr[group] // nil, too, when the eviction took its last
 	if g == nil {
-		g = &addrConns{idle: idleList{k: groupIdle}}
+		g = &addrConns{key: group, idle: idleList{k: groupIdle}}
 		l.byAddr[group] = g
 	}
-	c := &conn{Conn: nc, l: l, group: group, idleSince: time.Now()}
+	c := &conn{Conn: nc, l: l, group: g, idleSince: time.Now()}
 	c.vec, _ = nc.(VecWriter)
 	g.n++
 	l.conns[c] = struct{}{}
-	l.idleIn(c, g)
+	l.idleIn(c)
 	return c, victim, true
 }
 
+// evict counts out the connection idle the longest of list and counts it
+// in evicted; with none idle it counts a refusal in refused and returns
+// nil. l.mu is held.
+func (l *Listener) evict(list *idleList, refused, evicted *atomic.Int64) *conn {
+	victim := list.front()
+	if victim == nil {
+		refused.Add(1)
+		return nil
+	}
+	l.release(victim)
+	evicted.Add(1)
+	return victim
+}
+
 // idleIn puts c, not idle, at the end of the idle lists (of all and of
-// its group g); l.mu is held.
-func (l *Listener) idleIn(c *conn, g *addrConns) {
+// its group); l.mu is held.
+func (l *Listener) idleIn(c *conn) {
 	l.idle.pushBack(c)
-	g.idle.pushBack(c)
+	c.group.idle.pushBack(c)
 	c.inIdle = true
 }
 
@@ -210,7 +216,7 @@ func (l *Listener) idleOut(c *conn) {
 		return
 	}
 	l.idle.remove(c)
-	l.byAddr[c.group].idle.remove(c)
+	c.group.idle.remove(c)
 	c.inIdle = false
 }
 
@@ -222,9 +228,8 @@ func (l *Listener) release(c *conn) {
 	c.released = true
 	l.idleOut(c)
 	delete(l.conns, c)
-	g := l.byAddr[c.group]
-	if g.n--; g.n == 0 {
-		delete(l.byAddr, c.group)
+	if c.group.n--; c.group.n == 0 {
+		delete(l.byAddr, c.group.key)
 	}
 }
 
@@ -272,7 +277,7 @@ func (l *Listener) ConnState(nc net.Conn, state http.ConnState) {
 	case http.StateIdle:
 		if !c.inIdle {
 			c.idleSince = l.base.Add(time.Duration(l.clock.Load())) // to a tick: PressureIdle is seconds
-			l.idleIn(c, l.byAddr[c.group])
+			l.idleIn(c)
 		}
 	case http.StateHijacked:
 		// Taken over by a handler (the live stream): it stays counted,

@@ -176,18 +176,7 @@ func TestPerAddrNoneIdle(t *testing.T) {
 // idle the longest, and is served.
 func TestOldestIdleFirst(t *testing.T) {
 	l, addr := serve(t, connlimit.Options{Max: 5}, ok)
-	// The server marks a connection idle after the client has read its
-	// answer: each is waited for, so that they idle in the order dialled.
-	idle := func(n int) {
-		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for l.Stats().Idle != n {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d idle connections, want %d", l.Stats().Idle, n)
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
+	// Each is waited for idle, so that they idle in the order dialled.
 	var conns []net.Conn
 	var readers []*bufio.Reader
 	for i := 0; i < 5; i++ {
@@ -196,13 +185,13 @@ func TestOldestIdleFirst(t *testing.T) {
 			t.Fatalf("connection %d: %d", i, st)
 		}
 		conns, readers = append(conns, c), append(readers, br)
-		idle(i + 1)
+		waitIdle(t, l, i+1)
 	}
 	// Make connection 0 the youngest idle one: 1 is now the oldest.
 	if roundTrip(t, conns[0], readers[0]) != 200 {
 		t.Fatal("reuse of connection 0")
 	}
-	idle(5)
+	waitIdle(t, l, 5)
 	if _, _, st := dial(t, "127.0.0.2", addr, true); st != 200 {
 		t.Fatalf("a new client at the bound: %d", st)
 	}

@@ -55,7 +55,7 @@ func TestIdleListModel(t *testing.T) {
 		}
 		checkIdle(t, step, &l.idle, model)
 		for g, ac := range l.byAddr {
-			checkIdle(t, step, &ac.idle, slices.DeleteFunc(slices.Clone(model), func(x *conn) bool { return x.group != g }))
+			checkIdle(t, step, &ac.idle, slices.DeleteFunc(slices.Clone(model), func(x *conn) bool { return x.group.key != g }))
 			if n := counted(conns, closed, g); ac.n != n {
 				t.Fatalf("step %d: group %v counts %d, %d open", step, g, ac.n, n)
 			}
@@ -105,7 +105,7 @@ func checkIdle(t *testing.T, step int, l *idleList, model []*conn) {
 func counted(conns []*conn, closed []bool, g netip.Addr) int {
 	n := 0
 	for i, c := range conns {
-		if !closed[i] && c.group == g {
+		if !closed[i] && c.group.key == g {
 			n++
 		}
 	}
