@@ -38,13 +38,7 @@ func (a *API) recoverer(c *gin.Context) {
 // requestID echoes a sane incoming X-Request-Id or makes a new one: this
 // process's random prefix and a counter, unique without a system call.
 func (a *API) requestID(c *gin.Context) {
-	id := c.Request.Header["X-Request-Id"]
-	if len(id) == 0 || !saneRequestID(id[0]) {
-		id = newRequestIDValue()
-	} else if len(id) > 1 {
-		id = id[:1]
-	}
-	c.Writer.Header()["X-Request-Id"] = id
+	c.Writer.Header()["X-Request-Id"] = answerID(c.Request.Header["X-Request-Id"])
 	c.Next()
 }
 
@@ -52,13 +46,18 @@ func (a *API) requestID(c *gin.Context) {
 // handlers outside the API's engine (the admin listener's).
 func RequestID(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header["X-Request-Id"]
-		if len(id) == 0 || !saneRequestID(id[0]) {
-			id = newRequestIDValue()
-		}
-		w.Header()["X-Request-Id"] = id[:1]
+		w.Header()["X-Request-Id"] = answerID(r.Header["X-Request-Id"])
 		h.ServeHTTP(w, r)
 	})
+}
+
+// answerID is the X-Request-Id value answering a request's: its first, if
+// sane, else a new one.
+func answerID(sent []string) []string {
+	if len(sent) == 0 || !saneRequestID(sent[0]) {
+		return newRequestIDValue()
+	}
+	return sent[:1]
 }
 
 // requestIDOf is the request id requestID answered with.

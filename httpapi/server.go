@@ -110,7 +110,8 @@ func New(opt Options) (*API, error) {
 	// Three eighths of the budget are the details' table, a quarter the
 	// trends', a quarter the answers', the rest (an eighth) the response
 	// cache.
-	c, err := newCache(opt.CacheBytes - opt.CacheBytes*3/8 - opt.CacheBytes/4 - opt.CacheBytes/4)
+	detailBytes, trendBytes, answerBytes := opt.CacheBytes*3/8, opt.CacheBytes/4, opt.CacheBytes/4
+	c, err := newCache(opt.CacheBytes - detailBytes - trendBytes - answerBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +122,7 @@ func New(opt Options) (*API, error) {
 	if opt.SweepEvery <= 0 {
 		opt.SweepEvery = 30 * time.Second
 	}
-	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, details: newDetails(opt.CacheBytes * 3 / 8), trends: newTrends(opt.CacheBytes / 4), answers: newAnswers(opt.CacheBytes / 4), log: opt.Log, now: opt.Now, openapi: newResponse(spec),
+	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, details: newDetails(detailBytes), trends: newTrends(trendBytes), answers: newAnswers(answerBytes), log: opt.Log, now: opt.Now, openapi: newResponse(spec),
 		proxies: opt.TrustedProxies, stop: make(chan struct{})}
 	if opt.AnonRateLimit > 0 {
 		a.anon = ratelimit.NewAddrs(opt.AnonRateLimit, maxAnonAddrs)
