@@ -146,7 +146,8 @@ func checkReadyzBodies(t *testing.T, base, admin string) {
 }
 
 // checkAdminRequestIDs: every answer of the admin address carries an
-// X-Request-Id, a new one each, or the sane one the request sent.
+// X-Request-Id, a new one each, or the sane one the request sent, and,
+// but for /healthz (the API's handler), no CORS header.
 func checkAdminRequestIDs(t *testing.T, admin string) {
 	t.Helper()
 	seen := map[string]bool{}
@@ -173,6 +174,10 @@ func checkAdminRequestIDs(t *testing.T, admin string) {
 			}
 			if sent != "trace-4711" && len(id) == 1 {
 				seen[id[0]] = true
+			}
+			// The operator's address: no web page may read it (docs/decisions.md).
+			if o := resp.Header.Get("Access-Control-Allow-Origin"); o != "" && path != "/healthz" {
+				t.Errorf("admin %s: Access-Control-Allow-Origin %q, want none", path, o)
 			}
 		}
 	}
