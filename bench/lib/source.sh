@@ -10,7 +10,7 @@ start_bg() { # start_bg DB REFRESH LOG PORT APORT [ARGS...]: starts serve, sets 
 	shift 5
 	port_busy "$port" && die "port $port is still in use: another serve did not stop"
 	SERVE_START=$(date +%s%N)
-	"$BIN/flagpole" serve --db "$db" --addr "127.0.0.1:$port" --admin-addr "127.0.0.1:$aport" \
+	"${SERVER_PIN[@]}" "$BIN/flagpole" serve --db "$db" --addr "127.0.0.1:$port" --admin-addr "127.0.0.1:$aport" \
 		--access-log=false --log-format json --refresh "$refresh" --snapshot-daily=false "$@" \
 		>"$logf.out" 2>"$logf" &
 	SERVE_PID=$!
@@ -118,7 +118,7 @@ $servers    keepalive 64;
   }
 }
 CONF
-	"$NGINX" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" 2>"$dir/stderr.log" &
+	"${SERVER_PIN[@]}" "$NGINX" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" 2>"$dir/stderr.log" &
 	NGINX_PID=$!
 	PIDS+=("$NGINX_PID")
 	"$BIN/freshness" ready -url "http://127.0.0.1:$NPORT/healthz" -timeout 30s >/dev/null ||
@@ -157,7 +157,7 @@ WRK_OUT=""
 run_wrk() { # run_wrk URL PATHS GZ DURATION: sets WRK_OUT (the done() JSON or null)
 	local url=$1 paths=$2 gz=$3 dur=$4 out=$RUN/wrk.out
 	WRK_OUT=null
-	if wrk -t"$THREADS" -c"$CONNS" -d"$dur" --latency --timeout 10s -s bench/wrk.lua "$url" -- "$paths" "$RUN/keys" "$gz" >"$out" 2>&1; then
+	if "${CLIENT_PIN[@]}" wrk -t"$THREADS" -c"$CONNS" -d"$dur" --latency --timeout 10s -s bench/wrk.lua "$url" -- "$paths" "$RUN/keys" "$gz" >"$out" 2>&1; then
 		WRK_OUT=$(sed -n 's/^BENCH_JSON //p' "$out" | tail -1)
 		[[ -n $WRK_OUT ]] || WRK_OUT=null
 	fi
@@ -324,7 +324,7 @@ mode_url() {
 # ceiling checks and two checks of the case's own yardstick.
 run_cases() {
 	local dir=$1 name paths gz count prod ypaths mode
-	"$BIN/ceiling" -addr "127.0.0.1:$CPORT" -body "$dir/plan/ceiling-body.json" -paths "$dir/plan/yardstick.json" 2>"$dir/ceiling.log" &
+	"${SERVER_PIN[@]}" "$BIN/ceiling" -addr "127.0.0.1:$CPORT" -body "$dir/plan/ceiling-body.json" -paths "$dir/plan/yardstick.json" 2>"$dir/ceiling.log" &
 	CEILING_PID=$!
 	PIDS+=("$CEILING_PID")
 	"$BIN/freshness" ready -url "http://127.0.0.1:$CPORT/" -timeout 30s >/dev/null || die "the ceiling server did not start"

@@ -118,8 +118,12 @@ func intro(b *strings.Builder, results []*Result, run map[string]any) {
 		srcs = append(srcs, r.Source)
 	}
 	fmt.Fprintf(b, "## flagpole benchmark: %s flags, %s (%s)\n\n", thousands(num(run["flags"])), run["date"], strings.Join(srcs, ", "))
-	fmt.Fprintf(b, "wrk -t%v -c%v -d%v --latency (warm-up %v) per case, on %v CPUs (%v), wrk and the server sharing them; %v days of trends; %v.\n",
-		run["threads"], run["connections"], run["duration"], run["warmup"], run["cpus"], run["cpu_model"], run["days"], run["go"])
+	sharing := "wrk and the server sharing them"
+	if run["pinned"] == true {
+		sharing = "the servers on CPU 0 and wrk on CPU 1 (BENCH_PIN)"
+	}
+	fmt.Fprintf(b, "wrk -t%v -c%v -d%v --latency (warm-up %v) per case, on %v CPUs (%v), %s; %v days of trends; %v.\n",
+		run["threads"], run["connections"], run["duration"], run["warmup"], run["cpus"], run["cpu_model"], sharing, run["days"], run["go"])
 	if c, ok := run["ceiling_check"].(string); ok {
 		fmt.Fprintf(b, "The ceiling is measured once for %v, then again for %s before each case and after the last; each case's ratios are to the mean of the two checks around it.\n",
 			run["duration"], c)

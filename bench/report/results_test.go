@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -64,5 +66,23 @@ func TestCaseCPUAndGCShare(t *testing.T) {
 	}
 	if got, want := cpuCell(c), "40 (GC 2.5 %) + Redis 5 = 45"; got != want {
 		t.Errorf("cell %q, want %q", got, want)
+	}
+}
+
+// The report's first paragraph says how wrk and the servers shared the
+// CPUs: apart when the run pinned them (BENCH_PIN), else both on all.
+func TestIntroSaysWherePinned(t *testing.T) {
+	for _, pinned := range []bool{false, true} {
+		var run map[string]any
+		if err := json.Unmarshal([]byte(`{"flags":1000,"date":"2026-11-28","threads":2,"connections":64,"cpus":2,"pinned":`+strconv.FormatBool(pinned)+`}`), &run); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		intro(&b, nil, run)
+		apart := strings.Contains(b.String(), "wrk on CPU 1")
+		sharing := strings.Contains(b.String(), "wrk and the server sharing them")
+		if apart != pinned || sharing == pinned {
+			t.Errorf("pinned %v: the intro says %q", pinned, b.String())
+		}
 	}
 }
