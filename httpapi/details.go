@@ -11,8 +11,10 @@ import (
 
 // details keeps the bodies of /flag/{slug} in a table keyed by the slug
 // the request names, four entries to a set, each entry the serial of
-// the snapshot it was made from and its response. A lookup is a hash of
-// the slug, one set and one comparison: it does not look the flag up, and
+// the snapshot it was made from and its response, a slug's entries in
+// one of two sets (choices). A lookup is a hash of the slug, a set (two
+// where the entry went to the second) and one comparison: it does not
+// look the flag up, and
 // reads nothing of it, where finding the flag by its slug (the lookup's
 // table, the page of flags, the flag, its slug's bytes) and checking the
 // entry's version against the flag's took four cache misses a request on
@@ -128,9 +130,10 @@ func entryCost(n int) int64 { return 2*int64(n) + 256 }
 // bytes never bind.
 var detailEntryCost = entryCost(maxDetailBody)
 
-// setWays is the entries of a set: four make it rare that more flags
-// asked for at once fall in one set than it holds, with fewer entries in
-// all than flags asked for at once.
+// setWays is the entries of a set: four, with the choice of two sets a
+// slot (choices), make it rare that more flags asked for at once fall in
+// a slot's two sets than they hold, with fewer entries in all than flags
+// asked for at once.
 const setWays = 4
 
 // newDetails makes the details' table of at most maxBytes, at least one
@@ -186,12 +189,37 @@ func (d *details) slotOf(key string) int { return int(maphash.String(d.seed, key
 // the spread slots from key's.
 func (d *details) slotFor(key string, n int) int { return d.slotOf(key) + n%d.spread }
 
-// set is the set of slot: the slot spread over 32 bits, then scaled to
-// the sets by a multiplication, not a division.
-func (d *details) set(slot int) ([]way, *sync.Mutex) {
-	h := uint64(uint32(slot) * 0x9E3779B1)
-	i := h * d.sets >> 32
+// choices are the two sets an entry of slot may be in: the slot spread
+// over 32 bits by two multiplications, each scaled to the sets by a
+// multiplication, not a division (the same set twice when they agree). A
+// new entry goes to the one with more free ways, a lookup reads the first
+// and then the second: with one set a slot, the sets that more slots fall
+// in than they have ways (one in seventy with a third of the entries
+// asked for) lost an answer on every request to them, as many as one in
+// twenty; with the choice of two, almost none.
+func (d *details) choices(slot int) [2]uint64 {
+	h1 := uint64(uint32(slot) * 0x9E3779B1)
+	h2 := uint64(slot) * 0xFF51AFD7ED558CCD >> 32
+	return [2]uint64{h1 * d.sets >> 32, h2 * d.sets >> 32}
+}
+
+// setAt is set i and its lock.
+func (d *details) setAt(i uint64) ([]way, *sync.Mutex) {
 	return d.ways[i*setWays:][:setWays], &d.inserts[i]
+}
+
+// set is the first of slot's choices.
+func (d *details) set(slot int) ([]way, *sync.Mutex) { return d.setAt(d.choices(slot)[0]) }
+
+// free is the number of set's empty ways.
+func free(set []way) int {
+	n := 0
+	for i := range set {
+		if set[i].e.Load() == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // find returns the slug-keyed table's response of key (in slot) that
@@ -203,15 +231,20 @@ func (d *details) find(slot int, key string, serial uint64, rest [2]uint64) *res
 	if serial > d.gate.valid.Load() {
 		return nil
 	}
-	set, _ := d.set(slot)
-	tag := tagOf(slot)
-	for i := range set {
-		if set[i].tag.Load() != tag {
-			continue
+	tag, sets := tagOf(slot), d.choices(slot)
+	for n, s := range sets {
+		if n == 1 && s == sets[0] {
+			break
 		}
-		if e := set[i].e.Load(); e != nil && e.key == key && e.stamp[0] <= serial && e.stamp[1] == rest[0] && e.stamp[2] == rest[1] {
-			d.hits.Add(1)
-			return e.r
+		set, _ := d.setAt(s)
+		for i := range set {
+			if set[i].tag.Load() != tag {
+				continue
+			}
+			if e := set[i].e.Load(); e != nil && e.key == key && e.stamp[0] <= serial && e.stamp[1] == rest[0] && e.stamp[2] == rest[1] {
+				d.hits.Add(1)
+				return e.r
+			}
 		}
 	}
 	return nil
@@ -272,15 +305,20 @@ func (d *details) fill(slot int, key string, st stamp, src source, c *cache, cke
 // lookup returns the answers' table's response of stamp st and key for
 // slot, nil when it holds none.
 func (d *details) lookup(slot int, st stamp, key string) *response {
-	set, _ := d.set(slot)
-	tag := tagOf(slot)
-	for i := range set {
-		if set[i].tag.Load() != tag {
-			continue
+	tag, sets := tagOf(slot), d.choices(slot)
+	for n, s := range sets {
+		if n == 1 && s == sets[0] {
+			break
 		}
-		if e := set[i].e.Load(); e != nil && e.stamp == st && e.key == key {
-			d.hits.Add(1)
-			return e.r
+		set, _ := d.setAt(s)
+		for i := range set {
+			if set[i].tag.Load() != tag {
+				continue
+			}
+			if e := set[i].e.Load(); e != nil && e.stamp == st && e.key == key {
+				d.hits.Add(1)
+				return e.r
+			}
 		}
 	}
 	return nil
@@ -320,11 +358,27 @@ func (d *details) keep(slot int, st stamp, key string, r *response) (*response, 
 	if len(r.body) > d.maxBody {
 		return nil, false
 	}
-	set, mu := d.set(slot)
+	// The set of the two with more free ways (the first when they tie),
+	// then, under its lock, the other read for the same answer as this
+	// one is: a lookup reads both.
+	sets := d.choices(slot)
+	into, other := sets[0], sets[1]
+	if into != other && free(d.ways[other*setWays:][:setWays]) > free(d.ways[into*setWays:][:setWays]) {
+		into, other = other, into
+	}
+	set, mu := d.setAt(into)
 	mu.Lock()
 	defer mu.Unlock()
 	if d.gate != nil && !d.gate.admits(st[0]) {
 		return r, true
+	}
+	if other != into {
+		there, _ := d.setAt(other)
+		for i := range there {
+			if e := there[i].e.Load(); e != nil && e.key == key && d.same(e.stamp, st) {
+				return e.r, true
+			}
+		}
 	}
 	from := len(set) - 1 // the way the new entry frees: the oldest
 	for i := range set {
@@ -394,14 +448,21 @@ func (d *details) drop(dead func(stamp) bool) {
 	}
 }
 
-// dropKey takes out key's entries, from each of its spread sets.
+// dropKey takes out key's entries, from both choices of each of its
+// spread slots.
 func (d *details) dropKey(key string) {
 	slot := d.slotOf(key)
 	for i := range d.spread {
-		set, mu := d.set(slot + i)
-		mu.Lock()
-		d.dropIn(set, func(e *detailEntry) bool { return e.key == key })
-		mu.Unlock()
+		sets := d.choices(slot + i)
+		for n, s := range sets {
+			if n == 1 && s == sets[0] {
+				break
+			}
+			set, mu := d.setAt(s)
+			mu.Lock()
+			d.dropIn(set, func(e *detailEntry) bool { return e.key == key })
+			mu.Unlock()
+		}
 	}
 }
 

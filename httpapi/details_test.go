@@ -758,3 +758,41 @@ func TestDetailsWayTags(t *testing.T) {
 		t.Error("a dropped entry's way keeps its tag or entry")
 	}
 }
+
+// An entry goes to the one of its slot's two sets with more free ways,
+// and a second keep of the same answer, which the first set's free ways
+// now send to the other, returns the kept one: the table holds it once.
+func TestDetailsTwoChoices(t *testing.T) {
+	d := newTable(64*setWays*entryCost(64), 64, entryCost(64)) // 64 sets, no gate
+	key := ""
+	for i := 0; key == ""; i++ {
+		if k := fmt.Sprintf("q=%d", i); d.choices(d.slotOf(k))[0] != d.choices(d.slotOf(k))[1] {
+			key = k
+		}
+	}
+	slot, st := d.slotOf(key), stamp{3, 1, 2}
+	first, _ := d.setAt(d.choices(slot)[0])
+	second, _ := d.setAt(d.choices(slot)[1])
+	first[setWays-1].e.Store(&detailEntry{key: "other", slot: -1, r: newResponse([]byte(`{}`))}) // one way taken
+	r1, r2 := newResponse([]byte(`{"n":1}`)), newResponse([]byte(`{"n":2}`))
+	if kept, ok := d.keep(slot, st, key, r1); !ok || kept != r1 || second[0].e.Load() == nil || second[0].e.Load().r != r1 {
+		t.Fatal("the entry did not go to the set with more free ways")
+	}
+	if d.lookup(slot, st, key) != r1 {
+		t.Fatal("an entry in the second set was not found")
+	}
+	if kept, ok := d.keep(slot, st, key, r2); !ok || kept != r1 {
+		t.Fatalf("a second keep of the same answer returned %v, want the kept one", kept)
+	}
+	n := 0
+	for _, set := range [][]way{first, second} {
+		for i := range set {
+			if e := set[i].e.Load(); e != nil && e.key == key {
+				n++
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("the answer is held %d times", n)
+	}
+}
