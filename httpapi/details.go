@@ -199,7 +199,7 @@ func (d *details) slotFor(key string, n int) int { return d.slotOf(key) + n%d.sp
 // twenty; with the choice of two, almost none.
 func (d *details) choices(slot int) [2]uint64 {
 	h1 := uint64(uint32(slot) * 0x9E3779B1)
-	h2 := uint64(slot) * 0xFF51AFD7ED558CCD >> 32
+	h2 := uint64(uint32(slot) * 0x85EBCA77) // consecutive slots (a slug's trends) far apart in both
 	return [2]uint64{h1 * d.sets >> 32, h2 * d.sets >> 32}
 }
 
@@ -210,6 +210,18 @@ func (d *details) setAt(i uint64) ([]way, *sync.Mutex) {
 
 // set is the first of slot's choices.
 func (d *details) set(slot int) ([]way, *sync.Mutex) { return d.setAt(d.choices(slot)[0]) }
+
+// holdsOutdated reports whether set holds an entry of key in slot that
+// an entry of stamp st makes outdated (read without the set's lock: a
+// choice, checked again under it).
+func (d *details) holdsOutdated(set []way, slot int, key string, st stamp) bool {
+	for i := range set {
+		if e := set[i].e.Load(); e != nil && e.slot == slot && e.key == key && d.outdated(e.stamp, st) {
+			return true
+		}
+	}
+	return false
+}
 
 // free is the number of set's empty ways.
 func free(set []way) int {
@@ -358,13 +370,17 @@ func (d *details) keep(slot int, st stamp, key string, r *response) (*response, 
 	if len(r.body) > d.maxBody {
 		return nil, false
 	}
-	// The set of the two with more free ways (the first when they tie),
-	// then, under its lock, the other read for the same answer as this
-	// one is: a lookup reads both.
+	// The set that holds an outdated entry of the key (it goes, not a
+	// neighbour), else the one of the two with more free ways (the first
+	// when they tie); then, under its lock, the other read for the same
+	// answer as this one is: a lookup reads both.
 	sets := d.choices(slot)
 	into, other := sets[0], sets[1]
-	if into != other && free(d.ways[other*setWays:][:setWays]) > free(d.ways[into*setWays:][:setWays]) {
-		into, other = other, into
+	if into != other {
+		first, second := d.ways[into*setWays:][:setWays], d.ways[other*setWays:][:setWays]
+		if d.holdsOutdated(second, slot, key, st) || !d.holdsOutdated(first, slot, key, st) && free(second) > free(first) {
+			into, other = other, into
+		}
 	}
 	set, mu := d.setAt(into)
 	mu.Lock()

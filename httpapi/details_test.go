@@ -796,3 +796,50 @@ func TestDetailsTwoChoices(t *testing.T) {
 		t.Errorf("the answer is held %d times", n)
 	}
 }
+
+// A trend of a newer history takes the way of the same slug's outdated
+// one in whichever of its two sets that is, not a neighbour's; and the
+// second choices of a slug's consecutive slots (its trends' spread) fall
+// apart as the first ones do.
+func TestDetailsTwoChoicesOutdatedAndSpread(t *testing.T) {
+	d := newTrends(64 * setWays * entryCost(1<<10)) // 64 sets
+	sn := passFirst(t, d)
+	key := ""
+	for i := 0; key == ""; i++ {
+		if k := fmt.Sprintf("s%d", i); d.choices(d.slotOf(k))[0] != d.choices(d.slotOf(k))[1] {
+			key = k
+		}
+	}
+	slot := d.slotOf(key)
+	first, _ := d.setAt(d.choices(slot)[0])
+	second, _ := d.setAt(d.choices(slot)[1])
+	other := func(name string) *detailEntry { return &detailEntry{key: name, slot: -1, r: newResponse([]byte(`{}`))} }
+	first[0].e.Store(other("a0")) // the first set fuller: the old trend goes to the second
+	if _, ok := d.keep(slot, stamp{sn, 1, trendDay(7, 20000)}, key, newResponse([]byte(`{"h":1}`))); !ok {
+		t.Fatal("not kept")
+	}
+	for i := 1; i < setWays; i++ { // both sets full
+		first[i].e.Store(other(fmt.Sprint("a", i)))
+		second[i].e.Store(other(fmt.Sprint("b", i)))
+	}
+	d.keep(slot, stamp{sn, 2, trendDay(7, 20000)}, key, newResponse([]byte(`{"h":2}`)))
+	for _, set := range [][]way{first, second} {
+		for i := range set {
+			if e := set[i].e.Load(); e == nil || e.key == key && e.stamp[1] == 1 {
+				t.Errorf("way %d: %v: the outdated trend stayed, or a way was emptied", i, e)
+			}
+		}
+	}
+	if first[setWays-1].e.Load().key != fmt.Sprint("a", setWays-1) {
+		t.Error("a neighbour in the first set was evicted for the slug's newer trend")
+	}
+	same := 0
+	for slot := range 2000 {
+		if d.choices(slot * 7919)[1] == d.choices(slot*7919 + 1)[1] {
+			same++
+		}
+	}
+	if same > 200 {
+		t.Errorf("%d of 2,000 consecutive slots share their second set (64 sets)", same)
+	}
+}
