@@ -243,6 +243,13 @@ func (d *details) find(slot int, key string, serial uint64, rest [2]uint64) *res
 	if serial > d.gate.valid.Load() {
 		return nil
 	}
+	return d.found(slot, key, stamp{serial, rest[0], rest[1]}, false)
+}
+
+// found returns the response of key's entry of slot, in either of its
+// sets, whose stamp is st or, unless exact, st but for an older serial,
+// counting the hit; nil when there is none.
+func (d *details) found(slot int, key string, st stamp, exact bool) *response {
 	tag, sets := tagOf(slot), d.choices(slot)
 	for n, s := range sets {
 		if n == 1 && s == sets[0] {
@@ -253,7 +260,8 @@ func (d *details) find(slot int, key string, serial uint64, rest [2]uint64) *res
 			if set[i].tag.Load() != tag {
 				continue
 			}
-			if e := set[i].e.Load(); e != nil && e.key == key && e.stamp[0] <= serial && e.stamp[1] == rest[0] && e.stamp[2] == rest[1] {
+			if e := set[i].e.Load(); e != nil && e.key == key && e.stamp[1] == st[1] && e.stamp[2] == st[2] &&
+				(e.stamp[0] == st[0] || !exact && e.stamp[0] < st[0]) {
 				d.hits.Add(1)
 				return e.r
 			}
@@ -317,23 +325,7 @@ func (d *details) fill(slot int, key string, st stamp, src source, c *cache, cke
 // lookup returns the answers' table's response of stamp st and key for
 // slot, nil when it holds none.
 func (d *details) lookup(slot int, st stamp, key string) *response {
-	tag, sets := tagOf(slot), d.choices(slot)
-	for n, s := range sets {
-		if n == 1 && s == sets[0] {
-			break
-		}
-		set, _ := d.setAt(s)
-		for i := range set {
-			if set[i].tag.Load() != tag {
-				continue
-			}
-			if e := set[i].e.Load(); e != nil && e.stamp == st && e.key == key {
-				d.hits.Add(1)
-				return e.r
-			}
-		}
-	}
-	return nil
+	return d.found(slot, key, st, true)
 }
 
 // same reports whether an entry of stamp e answers what one of st would:
