@@ -764,15 +764,8 @@ func TestDetailsWayTags(t *testing.T) {
 // now send to the other, returns the kept one: the table holds it once.
 func TestDetailsTwoChoices(t *testing.T) {
 	d := newTable(64*setWays*entryCost(64), 64, entryCost(64)) // 64 sets, no gate
-	key := ""
-	for i := 0; key == ""; i++ {
-		if k := fmt.Sprintf("q=%d", i); d.choices(d.slotOf(k))[0] != d.choices(d.slotOf(k))[1] {
-			key = k
-		}
-	}
+	key, first, second := twoSetKey(d, "q=")
 	slot, st := d.slotOf(key), stamp{3, 1, 2}
-	first, _ := d.setAt(d.choices(slot)[0])
-	second, _ := d.setAt(d.choices(slot)[1])
 	first[setWays-1].e.Store(&detailEntry{key: "other", slot: -1, r: newResponse([]byte(`{}`))}) // one way taken
 	r1, r2 := newResponse([]byte(`{"n":1}`)), newResponse([]byte(`{"n":2}`))
 	if kept, ok := d.keep(slot, st, key, r1); !ok || kept != r1 || second[0].e.Load() == nil || second[0].e.Load().r != r1 {
@@ -804,15 +797,8 @@ func TestDetailsTwoChoices(t *testing.T) {
 func TestDetailsTwoChoicesOutdatedAndSpread(t *testing.T) {
 	d := newTrends(64 * setWays * entryCost(1<<10)) // 64 sets
 	sn := passFirst(t, d)
-	key := ""
-	for i := 0; key == ""; i++ {
-		if k := fmt.Sprintf("s%d", i); d.choices(d.slotOf(k))[0] != d.choices(d.slotOf(k))[1] {
-			key = k
-		}
-	}
+	key, first, second := twoSetKey(d, "s")
 	slot := d.slotOf(key)
-	first, _ := d.setAt(d.choices(slot)[0])
-	second, _ := d.setAt(d.choices(slot)[1])
 	other := func(name string) *detailEntry { return &detailEntry{key: name, slot: -1, r: newResponse([]byte(`{}`))} }
 	first[0].e.Store(other("a0")) // the first set fuller: the old trend goes to the second
 	if _, ok := d.keep(slot, stamp{sn, 1, trendDay(7, 20000)}, key, newResponse([]byte(`{"h":1}`))); !ok {
@@ -841,5 +827,18 @@ func TestDetailsTwoChoicesOutdatedAndSpread(t *testing.T) {
 	}
 	if same > 200 {
 		t.Errorf("%d of 2,000 consecutive slots share their second set (64 sets)", same)
+	}
+}
+
+// twoSetKey is the first key prefix+N whose slot's two sets differ in d,
+// and the two sets.
+func twoSetKey(d *details, prefix string) (key string, first, second []way) {
+	for i := 0; ; i++ {
+		key = fmt.Sprint(prefix, i)
+		if sets := d.choices(d.slotOf(key)); sets[0] != sets[1] {
+			first, _ = d.setAt(sets[0])
+			second, _ = d.setAt(sets[1])
+			return key, first, second
+		}
 	}
 }
