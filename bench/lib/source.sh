@@ -345,18 +345,45 @@ run_cases() {
 	for mode in $MODES; do
 		run_wrk "$(mode_url "$mode")" "$dir/plan/flags-default.paths" - "$FIRST_WARMUP"
 	done
+	local round
 	while IFS=$'\t' read -r name paths gz count prod ypaths; do
 		if [[ -n $CASES_RE && ! $name =~ $CASES_RE ]]; then continue; fi
-		for mode in $MODES; do
-			[[ $mode == inproc || $prod == prod ]] || continue
-			ceiling_check
-			yardstick_check "$name" "$ypaths" "$gz"
-			bench_case "$name" "$mode" "$(mode_url "$mode")" "$paths" "$gz" "$count"
+		for ((round = 1; round <= ROUNDS; round++)); do
+			for mode in $MODES; do
+				[[ $mode == inproc || $prod == prod ]] || continue
+				ceiling_check
+				yardstick_check "$name" "$ypaths" "$gz"
+				bench_case "$name" "$mode" "$(mode_url "$mode")" "$paths" "$gz" "$count"
+			done
 		done
 		yardstick_check "$name" "$ypaths" "$gz"
 	done <"$dir/plan/cases.tsv"
 	ceiling_check
-	stop_pid "$CEILING_PID"
+	openloop_cases "$dir"
+}
+
+# openloop_cases DIR: each hot case at one fixed rate (bench/openloop),
+# its yardstick and then flagpole in process, in turn for
+# OPENLOOP_ROUNDS rounds: p50, p90 and p99 at the same throughput, which
+# wrk's closed loop cannot give (see bench/openloop). Cases whose
+# yardstick answers other paths than flagpole's, or gzip, are left out.
+openloop_cases() {
+	local dir=$1 name paths gz count prod ypaths out
+	((OPENLOOP_RATE > 0)) || return 0
+	while IFS=$'\t' read -r name paths gz count prod ypaths; do
+		if [[ -n $CASES_RE && ! $name =~ $CASES_RE ]] || [[ ! $name =~ $OPENLOOP_RE ]]; then continue; fi
+		[[ $paths == "$ypaths" && $gz != gzip ]] || continue
+		out=$dir/openloop-$name.json
+		log "[$SRC] open loop: $name at $OPENLOOP_RATE req/s, $OPENLOOP_ROUNDS rounds (yardstick, then flagpole)"
+		if "${CLIENT_PIN[@]}" bench/openloop -r "$OPENLOOP_RATE" -d "$DURATION" -n "$OPENLOOP_ROUNDS" -json "$out" \
+			"$paths" "http://127.0.0.1:$CPORT" "$RUN/keys" "$API" "$RUN/keys" >"$dir/openloop-$name.log" 2>&1; then
+			rec "openloop:$name" "$(cat "$out")"
+			tail -3 "$dir/openloop-$name.log" | sed 's/^/    /' >&2
+		else
+			log "[$SRC] open loop: $name failed:"
+			tail -5 "$dir/openloop-$name.log" >&2
+		fi
+	done <"$dir/plan/cases.tsv"
 }
 
 # stop_shared: the --redis instances' memory and limiter counters, then
@@ -397,6 +424,12 @@ swap_phase() {
 	run_wrk "$API" "$dir/plan/flags-default.paths" - "$SWAP_DURATION"
 	rec swap_wrk "$WRK_OUT"
 	wait "$tpid" || true
+	# The ceiling right after, and again after the freshness votes: the
+	# p99 under swaps is held to the idle one each over the ceiling's
+	# p99 around it, so that the machine's drift over the run is not
+	# taken for the swaps' cost.
+	run_wrk "http://127.0.0.1:$CPORT" "$RUN/$SRC/ceiling.paths" - "$CEIL_CHECK"
+	rec swap_ceiling_0 "$WRK_OUT"
 	rec ticks "$(cat "$dir/ticks.json" 2>/dev/null || echo null)"
 	stop_pid "$wpid"
 	rec writer "$(cat "$dir/writer.json" 2>/dev/null | tail -1 || true)"
@@ -409,6 +442,8 @@ swap_phase() {
 	}
 	rec fresh "$fj"
 	log "[$SRC] freshness: $fj"
+	run_wrk "http://127.0.0.1:$CPORT" "$RUN/$SRC/ceiling.paths" - "$CEIL_CHECK"
+	rec swap_ceiling_1 "$WRK_OUT"
 	rec proc_swap "$(proc_mem "$SERVE_PID")"
 	stop_pid "$SERVE_PID"
 }
@@ -430,4 +465,5 @@ run_source() { # run_source NAME DBURL
 	stop_shared
 	stop_pid "$INPROC_PID"
 	swap_phase "$db" "$dir"
+	stop_pid "$CEILING_PID"
 }

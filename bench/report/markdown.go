@@ -133,6 +133,13 @@ func intro(b *strings.Builder, results []*Result, run map[string]any) {
 	}) {
 		fmt.Fprintf(b, "Each case is also measured between two %v checks of its own yardstick (plain net/http answering the case's paths with the bodies flagpole sent for them and the contract's 13 headers); \"vs its yardstick\" is to their mean.\n", run["ceiling_check"])
 	}
+	if n := num(run["rounds"]); n > 1 {
+		fmt.Fprintf(b, "Each case was measured %.0f times in turn (all its modes each time, each between its checks); every figure and ratio is the median of the rounds, each round's ratios to the checks around it.\n", n)
+	}
+	if r := num(run["openloop_rate"]); r > 0 {
+		fmt.Fprintf(b, "The hot cases were then also loaded at a fixed %s req/s (bench/openloop: vegeta, an open loop, 64 connections, Accept-Encoding identity), their yardstick and flagpole in turn for %.0f rounds: p99 at the same throughput, the form of issue 22's p99 bound that wrk's closed loop cannot give.\n",
+			thousands(r), num(run["openloop_rounds"]))
+	}
 	fmt.Fprintf(b, "Load average (1 min) before the run %v, at its end %v (the run's own load included)", run["loadavg_start"], run["loadavg_end"])
 	if num(run["loadavg_start"]) > num(run["cpus"])/2 {
 		b.WriteString(": **other processes were using the CPUs, so every number here is low and noisy**")

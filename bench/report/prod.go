@@ -25,8 +25,8 @@ type ProdRow struct {
 	// the ceiling) divided by the in-process ones.
 	Over map[string]Over `json:"over_inproc,omitempty"`
 	// Issue 14's targets: in process >= 85 % of the ceiling's req/s and
-	// p99 <= 1.3x its p99; with --redis >= 80 % of the in-process req/s
-	// and p99 <= 1.5x the in-process p99.
+	// p99 <= 1.3x its p99; with --redis >= 85 % of the in-process req/s
+	// (issue 22's; issue 14 asked 80 %) and p99 <= 1.5x the in-process p99.
 	InprocMet *bool `json:"inproc_target_met,omitempty"`
 	RedisMet  *bool `json:"redis_target_met,omitempty"`
 }
@@ -39,11 +39,11 @@ type Over struct {
 	RawP99Over float64 `json:"raw_p99"`
 }
 
-// The targets of issue 14.
+// The targets of issue 14, --redis's req/s raised by issue 22.
 const (
 	inprocRPSTarget = 0.85
 	inprocP99Target = 1.3
-	redisRPSTarget  = 0.80
+	redisRPSTarget  = 0.85
 	redisP99Target  = 1.5
 )
 
@@ -122,7 +122,7 @@ func prodMarkdown(results []*Result) string {
 		hdr = append(hdr, modeTitle[m]+": req/s (vs ceiling), p99 ms (vs ceiling)")
 	}
 	hdr = append(hdr, "`--redis` over in-process: req/s, p99", "nginx over in-process: req/s, p99",
-		fmt.Sprintf("issue 14 (in-process >= %.0f %%, p99 <= %.1fx; --redis >= %.0f %% of in-process, p99 <= %.1fx)",
+		fmt.Sprintf("issues 14, 22 (in-process >= %.0f %%, p99 <= %.1fx; --redis >= %.0f %% of in-process, p99 <= %.1fx)",
 			inprocRPSTarget*100, inprocP99Target, redisRPSTarget*100, redisP99Target))
 	var b strings.Builder
 	b.WriteString("\n### Production: in process, with `--redis`, and three `--redis` instances behind nginx\n\n")
