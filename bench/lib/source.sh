@@ -367,22 +367,29 @@ run_cases() {
 # OPENLOOP_ROUNDS rounds: p50, p90 and p99 at the same throughput, which
 # wrk's closed loop cannot give (see bench/openloop). Cases whose
 # yardstick answers other paths than flagpole's, or gzip, are left out.
+#
+# A case whose load fell short of the rate with flagpole carrying less
+# than its yardstick (the client saturates first on the larger bodies of
+# flags-worst) is measured again at 60 % of the rate, once.
 openloop_cases() {
-	local dir=$1 name paths gz count prod ypaths out
+	local dir=$1 name paths gz count prod ypaths out rate
 	((OPENLOOP_RATE > 0)) || return 0
 	while IFS=$'\t' read -r name paths gz count prod ypaths; do
 		if [[ -n $CASES_RE && ! $name =~ $CASES_RE ]] || [[ ! $name =~ $OPENLOOP_RE ]]; then continue; fi
 		[[ $paths == "$ypaths" && $gz != gzip ]] || continue
 		out=$dir/openloop-$name.json
-		log "[$SRC] open loop: $name at $OPENLOOP_RATE req/s, $OPENLOOP_ROUNDS rounds (yardstick, then flagpole)"
-		if "${CLIENT_PIN[@]}" bench/openloop -r "$OPENLOOP_RATE" -d "$DURATION" -n "$OPENLOOP_ROUNDS" -json "$out" \
-			"$paths" "http://127.0.0.1:$CPORT" "$RUN/keys" "$API" "$RUN/keys" >"$dir/openloop-$name.log" 2>&1; then
-			rec "openloop:$name" "$(cat "$out")"
+		for rate in "$OPENLOOP_RATE" $((OPENLOOP_RATE * 6 / 10)); do
+			log "[$SRC] open loop: $name at $rate req/s, $OPENLOOP_ROUNDS rounds (yardstick, then flagpole)"
+			if ! "${CLIENT_PIN[@]}" bench/openloop -r "$rate" -d "$DURATION" -n "$OPENLOOP_ROUNDS" -json "$out" \
+				"$paths" "http://127.0.0.1:$CPORT" "$RUN/keys" "$API" "$RUN/keys" >"$dir/openloop-$name.log" 2>&1; then
+				log "[$SRC] open loop: $name failed:"
+				tail -5 "$dir/openloop-$name.log" >&2
+				break
+			fi
 			tail -3 "$dir/openloop-$name.log" | sed 's/^/    /' >&2
-		else
-			log "[$SRC] open loop: $name failed:"
-			tail -5 "$dir/openloop-$name.log" >&2
-		fi
+			python3 -c 'import json, sys; o = json.load(open(sys.argv[1])); sys.exit(o["short"] and o["b"]["rps"] < 0.97 * o["a"]["rps"])' "$out" && break
+		done
+		[[ -f $out ]] && rec "openloop:$name" "$(cat "$out")"
 	done <"$dir/plan/cases.tsv"
 }
 
