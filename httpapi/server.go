@@ -54,8 +54,8 @@ type Options struct {
 	// the hub's default, 5); MaxStreams, the most this process holds (0:
 	// 20,000). See stream.Options.
 	MaxStreamsPerKey, MaxStreams int
-	// StreamHeartbeat is how often an idle stream sends a comment line
-	// (0: 15 s); StreamWriteTimeout bounds each write to a stream (0: 10 s);
+	// StreamHeartbeat is the longest an idle stream goes without a
+	// comment line (0: 15 s); StreamWriteTimeout bounds each write to a stream (0: 10 s);
 	// StreamBuffer is the most events queued for one stream (0: 64).
 	StreamHeartbeat, StreamWriteTimeout time.Duration
 	StreamBuffer                        int

@@ -43,7 +43,9 @@ type Options struct {
 	// History is the number of recent events kept for resuming (0: 256),
 	// and HistoryBytes their bytes at most (0: 16 MiB).
 	History, HistoryBytes int
-	// Heartbeat is how often a stream sends a comment line (0: 15 s).
+	// Heartbeat is the longest an idle stream goes without a comment
+	// line (0: 15 s): the hub asks for one every two thirds of it, which
+	// leaves the writers a third to deliver it.
 	Heartbeat time.Duration
 	// WriteTimeout bounds each write to a stream (0: 10 s): a client that
 	// reads nothing for that long is cut.

@@ -45,17 +45,23 @@ const retryFrame = "retry: 2000\n\n"
 
 // opening is what a new stream sends first (h.mu held): the retry delay;
 // after a Last-Event-ID, the events missed since (those f follows), or a
-// resync event when they are not all known; then a ready event whose id
-// is the position the stream goes on from.
+// resync event when they are not all known or would not fit a stream's
+// queue (BufferBytes: a stream holds no more, resuming or not); then a
+// ready event whose id is the position the stream goes on from.
 func (h *Hub) opening(f *Follow, last string) []byte {
 	b := []byte(retryFrame)
 	if last != "" {
-		if after, ok := h.resumable(last); ok {
-			for _, e := range h.ring {
-				if e.gen > after {
-					b = append(b, e.frameFor(f)...)
-				}
+		after, ok := h.resumable(last)
+		var missed [][]byte
+		for i, n := 0, 0; ok && i < len(h.ring); i++ {
+			if e := h.ring[i]; e.gen > after {
+				fr := e.frameFor(f)
+				missed, n = append(missed, fr), n+len(fr)
+				ok = n <= h.opt.BufferBytes
 			}
+		}
+		if ok {
+			b = join(b, missed)
 		} else {
 			b = append(b, "event: resync\ndata: {}\n\n"...)
 		}

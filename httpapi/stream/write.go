@@ -88,11 +88,14 @@ func (s *Stream) Start(conn net.Conn, chunked bool) {
 		return
 	}
 	if late {
-		// Too late for the writers: it ends here.
+		// Too late for the writers: it ends here. Its watch closes the
+		// connection once the client has read the end (finish only
+		// half-closes it).
 		c.mu.Lock()
 		c.state = busy
 		reason := c.ended
 		c.mu.Unlock()
+		go c.watch()
 		h.finish(c, nil, cmp.Or(reason, ReasonShutdown), true)
 		return
 	}
@@ -358,10 +361,11 @@ func writePieces(conn net.Conn, pieces [][]byte) ([][]byte, error) {
 	return nil, nil
 }
 
-// beat asks every stream for a heartbeat each Heartbeat, until the hub has
-// stopped.
+// beat asks every stream for a heartbeat every two thirds of Heartbeat,
+// until the hub has stopped: the comment line reaches each stream after
+// the tick and the writers' turn to it, within Heartbeat.
 func (h *Hub) beat() {
-	t := time.NewTicker(h.opt.Heartbeat)
+	t := time.NewTicker(h.opt.Heartbeat * 2 / 3)
 	defer t.Stop()
 	for {
 		select {
