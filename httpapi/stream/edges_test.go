@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"net"
+	"net/http/httputil"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -149,4 +150,95 @@ func TestResumeWithinBufferBound(t *testing.T) {
 		t.Errorf("a resume past the buffer: %d bytes, %.200q", len(o), o)
 	}
 	s.Close()
+}
+
+// throttled reads at most rate bytes a second.
+type throttled struct {
+	r    io.Reader
+	rate int
+}
+
+func (t throttled) Read(p []byte) (int, error) {
+	n := min(len(p), t.rate/100)
+	time.Sleep(10 * time.Millisecond)
+	return t.r.Read(p[:n])
+}
+
+// A client that keeps reading, only slower than events come, is ended as
+// too_slow, and reads whole events and then the end event before the
+// close, as the contract says: the write in progress when the stream
+// ended finishes its event (each event is a chunk of its own) and drops
+// the rest.
+func TestSlowReaderGetsEndTooSlow(t *testing.T) {
+	for _, chunked := range []bool{true, false} {
+		h, st, in := testHub(t, 2000, Options{Buffer: 4, Heartbeat: time.Hour})
+		s, err := h.Open("k1", nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		client, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer client.Close()
+		client.(*net.TCPConn).SetReadBuffer(8 << 10)
+		server, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		server.(*net.TCPConn).SetWriteBuffer(8 << 10)
+		done := make(chan []string, 1)
+		go func() {
+			var body io.Reader = throttled{client, 400 << 10} // 400 KB/s
+			if chunked {
+				body = httputil.NewChunkedReader(body)
+			}
+			r := bufio.NewReader(body)
+			var evs []string
+			var ev strings.Builder
+			for {
+				line, err := r.ReadString('\n')
+				if err != nil {
+					if err != io.EOF {
+						evs = append(evs, "read error: "+err.Error())
+					}
+					done <- evs
+					return
+				}
+				if line == "\n" {
+					if e := ev.String(); strings.Contains(e, "event: ") {
+						evs = append(evs, e[strings.Index(e, "event: "):strings.Index(e, "\ndata")])
+					}
+					ev.Reset()
+					continue
+				}
+				ev.WriteString(line)
+			}
+		}()
+		s.Start(server, chunked)
+		all := make([]int, len(in))
+		for i := range all {
+			all[i] = i
+		}
+		// ~60 KB an event, 50 a second: 3 MB/s against a 400 KB/s reader.
+		for i := 0; i < 400 && h.Len() == 1; i++ {
+			vote(t, st, in, all...)
+			time.Sleep(20 * time.Millisecond)
+		}
+		var evs []string
+		select {
+		case evs = <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the stream did not end")
+		}
+		if len(evs) < 2 || evs[len(evs)-1] != "event: end" || h.Ended(ReasonTooSlow) != 1 {
+			t.Errorf("chunked %v: ended too_slow %d; the client read %d events, the last three %q, want whole events and the end",
+				chunked, h.Ended(ReasonTooSlow), len(evs), evs[max(0, len(evs)-3):])
+		}
+	}
 }

@@ -172,18 +172,47 @@ func (h *Hub) writer() {
 		}
 		h.qmu.Unlock()
 		for i, c := range batch {
-			h.run(c, true, scratch, nil, 0)
+			h.run(c, true, scratch, inflight{})
 			batch[i] = nil
 		}
 	}
 }
 
+// inflight is what is left of a write: its pieces, of which the first
+// `first` finish the frame in progress, then whole frames of k pieces
+// each; frames is the events it carries. A stream ended meanwhile sends
+// the frame in progress to its end, so that its end event follows whole
+// frames (and whole chunks), and drops the others.
+type inflight struct {
+	pieces      [][]byte
+	first, k    int
+	frames      int
+	fromScratch bool // pieces[0] is in the writer's scratch
+}
+
+// unfinished is, of left (what a write of w.pieces left, its first piece
+// written n bytes into), the pieces that finish the frame in progress:
+// none when the write stopped between two frames.
+func (w inflight) unfinished(left [][]byte, n int) [][]byte {
+	if len(left) == 0 {
+		return nil
+	}
+	i := len(w.pieces) - len(left)
+	if i < w.first {
+		return left[:w.first-i]
+	}
+	r := (i - w.first) % w.k
+	if r == 0 && n == 0 {
+		return nil
+	}
+	return left[:w.k-r]
+}
+
 // run writes what c has queued until its queue is empty (it goes idle),
-// or, fast, a write would wait (it is handed to a goroutine of its own,
-// with rest, what is left of that write, of restFrames events), or it
-// ends. scratch, the writer's, is where a write is put together when it
-// is small.
-func (h *Hub) run(c *client, fast bool, scratch []byte, rest [][]byte, restFrames int) {
+// or, fast, a write would wait (it is handed to a goroutine of its own
+// with what is left of that write, w), or it ends. scratch, the
+// writer's, is where a write is put together when it is small.
+func (h *Hub) run(c *client, fast bool, scratch []byte, w inflight) {
 	timeout := h.opt.WriteTimeout
 	if fast {
 		timeout = fastWrite
@@ -195,13 +224,13 @@ func (h *Hub) run(c *client, fast bool, scratch []byte, rest [][]byte, restFrame
 		if c.ended != "" {
 			reason := c.ended
 			c.mu.Unlock()
-			h.finish(c, rest, reason, true)
+			h.finish(c, w.unfinished(w.pieces, 0), reason, true)
 			return
 		}
-		pieces, frames, inScratch := rest, restFrames, false
-		if len(pieces) == 0 {
+		if len(w.pieces) == 0 {
 			q := c.queue
 			c.queue, c.bytes = nil, 0
+			frames := 0
 			if len(q) == 0 && c.ping {
 				q = [][]byte{ping}
 			} else {
@@ -214,45 +243,53 @@ func (h *Hub) run(c *client, fast bool, scratch []byte, rest [][]byte, restFrame
 				return
 			}
 			if n := size(q) + chunkOverhead; n <= coalesce {
+				// One piece, one chunk: finished whole or dropped whole.
 				buf := scratch[:0]
-				if cap(buf) < n {
+				inScratch := cap(buf) >= n
+				if !inScratch {
 					buf = make([]byte, 0, n)
-				} else {
-					inScratch = true
 				}
 				one[0] = c.appendFramed(buf, q...)
-				pieces = one[:]
+				w = inflight{pieces: one[:], k: 1, frames: frames, fromScratch: inScratch}
 			} else {
-				pieces = c.frame(q...)
+				w = inflight{pieces: c.frame(q...), k: c.unit(), frames: frames}
 			}
 		}
 		c.deadline = time.Now().Add(timeout)
 		c.conn.SetWriteDeadline(c.deadline)
 		c.mu.Unlock()
-		left, err := writePieces(c.conn, pieces)
+		left, n, err := writePieces(c.conn, w.pieces)
 		switch {
 		case err == nil:
-			rest, restFrames = nil, 0
-			h.m.sent(frames)
+			h.m.sent(w.frames)
+			w = inflight{}
 		case fast && errors.Is(err, os.ErrDeadlineExceeded):
 			// The client's socket buffer is full: the stream gets a
 			// goroutine of its own, with what the write left (a copy,
 			// when in the writer's scratch).
-			if inScratch {
+			first := len(w.unfinished(left, n))
+			if w.fromScratch {
 				left = [][]byte{append([]byte(nil), left[0]...)}
 			} else {
 				left = append([][]byte(nil), left...)
 			}
 			h.handoffs.Add(1)
-			go h.run(c, false, nil, left, frames)
+			go h.run(c, false, nil, inflight{pieces: left, first: first, k: w.k, frames: w.frames})
 			return
 		default:
-			// A write that failed or timed out leaves the stream
-			// unusable: it is closed without an end event.
+			// A write that failed leaves the stream unusable: it is
+			// closed without an end event. One cut short because the
+			// stream ended (its deadline hurried, or the client read
+			// nothing for the write timeout) finishes its frame in
+			// progress and tells the end, within endWrite.
 			c.mu.Lock()
-			reason := cmp.Or(c.ended, "write")
+			ended := c.ended
 			c.mu.Unlock()
-			h.finish(c, nil, reason, false)
+			if ended != "" && errors.Is(err, os.ErrDeadlineExceeded) {
+				h.finish(c, w.unfinished(left, n), ended, true)
+			} else {
+				h.finish(c, nil, cmp.Or(ended, "write"), false)
+			}
 			return
 		}
 	}
@@ -265,7 +302,7 @@ func (h *Hub) run(c *client, fast bool, scratch []byte, rest [][]byte, restFrame
 func (h *Hub) finish(c *client, rest [][]byte, reason string, tell bool) {
 	lingers := false
 	if tell && reason != reasonGone {
-		pieces := append(rest, c.frame(endFrame(reason))...)
+		pieces := append(append([][]byte(nil), rest...), c.frame(endFrame(reason))...)
 		if c.chunked {
 			pieces = append(pieces, lastChunk)
 		}
@@ -273,7 +310,7 @@ func (h *Hub) finish(c *client, rest [][]byte, reason string, tell bool) {
 		c.deadline = time.Now().Add(endWrite)
 		c.conn.SetWriteDeadline(c.deadline)
 		c.mu.Unlock()
-		if _, err := writePieces(c.conn, pieces); err == nil {
+		if _, _, err := writePieces(c.conn, pieces); err == nil {
 			// The client reads the end and closes the connection; then
 			// its watch closes it here too, or the read deadline does.
 			if cw, ok := c.conn.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
@@ -321,15 +358,26 @@ func (c *client) appendFramed(b []byte, frames ...[]byte) []byte {
 	return b
 }
 
-// frame is appendFramed in pieces, the frames uncopied.
+// frame is the frames as the body carries them, in pieces, the frames
+// uncopied: when chunked, each frame a chunk of its own (its head, the
+// frame, CRLF: unit pieces), so that a write can stop after any frame.
 func (c *client) frame(frames ...[]byte) [][]byte {
 	if !c.chunked {
 		return frames
 	}
-	out := make([][]byte, 0, len(frames)+2)
-	out = append(out, append(strconv.AppendInt(make([]byte, 0, 10), int64(size(frames)), 16), crlf...))
-	out = append(out, frames...)
-	return append(out, crlf)
+	out := make([][]byte, 0, 3*len(frames))
+	for _, f := range frames {
+		out = append(out, append(strconv.AppendInt(make([]byte, 0, 10), int64(len(f)), 16), crlf...), f, crlf)
+	}
+	return out
+}
+
+// unit is the pieces a frame takes in frame's output.
+func (c *client) unit() int {
+	if c.chunked {
+		return 3
+	}
+	return 1
 }
 
 func size(pieces [][]byte) int {
@@ -348,17 +396,17 @@ func join(b []byte, pieces [][]byte) []byte {
 }
 
 // writePieces writes the pieces in turn; after an error it returns what
-// is left unwritten.
-func writePieces(conn net.Conn, pieces [][]byte) ([][]byte, error) {
+// is left unwritten, the first of it written n bytes into.
+func writePieces(conn net.Conn, pieces [][]byte) (left [][]byte, n int, err error) {
 	for i, p := range pieces {
 		n, err := conn.Write(p)
 		if err != nil {
 			left := pieces[i:]
 			left[0] = p[n:]
-			return left, err
+			return left, n, err
 		}
 	}
-	return nil, nil
+	return nil, 0, nil
 }
 
 // beat asks every stream for a heartbeat every two thirds of Heartbeat,
