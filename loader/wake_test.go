@@ -342,3 +342,62 @@ func TestFollowUpWhileWritesOpen(t *testing.T) {
 		t.Errorf("%d notifications, want only the test's own: the vote notified, the test tests nothing", n-notes)
 	}
 }
+
+// TestReplicaRevocationFromPrimary: with a replica read and the primary
+// listened to, a revoked key is refused within the contract's 250 ms of
+// the revoking commit though the replica replays it later: the keys are
+// read from the primary (before: at the replica's second ring, 1 s).
+func TestReplicaRevocationFromPrimary(t *testing.T) {
+	loadertest.RequirePostgres(t)
+	primary, _ := loadertest.Open(t, loader.Postgres)
+	replica, _ := loadertest.Open(t, loader.Postgres)
+	ctx := context.Background()
+	for _, d := range []*loader.DB{primary, replica} {
+		if err := d.Seed(ctx, loader.SeedOptions{Flags: 20, Users: 5, Days: 2, Seed: 1}); err != nil {
+			t.Fatal(err)
+		}
+		d.MustExec("INSERT INTO api_keys (id, name, key_hash, prefix) VALUES ('k1', 'k', $1, 'grf_abcd')", loader.HashKey("grf_secret"))
+	}
+	store := &memstore.Store{}
+	ld := loader.New(replica, store, loader.Options{Listen: true, ListenDB: primary})
+	ready, done := make(chan struct{}), make(chan struct{})
+	runCtx, cancel := context.WithCancel(ctx)
+	go func() { defer close(done); ld.Run(runCtx, never, never, func() { close(ready) }) }()
+	t.Cleanup(func() { cancel(); <-done })
+	<-ready
+	waitFor(t, "listening", func() bool { return ld.Status().Listening })
+	if _, ok := store.Keys().Lookup("grf_secret"); !ok {
+		t.Fatal("the key is not loaded")
+	}
+	start := time.Now()
+	primary.MustExec("UPDATE api_keys SET revoked_at = now() WHERE id = 'k1'")
+	replayed := make(chan struct{})
+	go func() { // the replica replays it 200 ms later
+		defer close(replayed)
+		time.Sleep(200 * time.Millisecond)
+		replica.MustExec("UPDATE api_keys SET revoked_at = now() WHERE id = 'k1'")
+	}()
+	defer func() { <-replayed }()
+	waitFor(t, "the revocation", func() bool { _, ok := store.Keys().Lookup("grf_secret"); return !ok })
+	if took := time.Since(start); took > 250*time.Millisecond {
+		t.Errorf("the revoked key was accepted %v after its commit, want within 250 ms", took.Round(time.Millisecond))
+	}
+}
+
+// TestKeysFromReplicaWhenPrimaryFails: the keys come from the replica
+// when the primary cannot be read.
+func TestKeysFromReplicaWhenPrimaryFails(t *testing.T) {
+	loadertest.RequirePostgres(t)
+	primary, _ := loadertest.Open(t, loader.Postgres)
+	replica, _ := loadertest.Open(t, loader.Postgres)
+	replica.MustExec("INSERT INTO api_keys (id, name, key_hash, prefix) VALUES ('k1', 'k', $1, 'grf_abcd')", loader.HashKey("grf_secret"))
+	store := &memstore.Store{}
+	ld := loader.New(replica, store, loader.Options{ListenDB: primary})
+	primary.Close()
+	if err := ld.LoadKeys(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := store.Keys().Lookup("grf_secret"); !ok {
+		t.Error("the replica's key is not loaded")
+	}
+}
