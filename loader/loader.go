@@ -241,6 +241,12 @@ type loadResult struct {
 // role may see it; see pgWatermark).
 const shortOverlap = 250 * time.Millisecond
 
+// heldBack is how far back from now (the loader's clock) a short load's
+// window may start and still be read whole; one that starts further back,
+// its watermark held back by an open write (or the database's clock
+// behind the loader's), reads the versions first (readUnheld).
+const heldBack = 2 * time.Second
+
 // read runs one load's queries in one read transaction (DB.BeginRead),
 // so that flags, trends and aggregates agree.
 func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTrends bool, now time.Time) (*loadResult, int, error) {
@@ -291,7 +297,14 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 		flags, versions, err = l.db.readUnheld(ctx, r, prev, since)
 	default:
 		since := time.UnixMilli(l.flagWM).Add(-min(l.opt.Overlap, shortOverlap))
-		flags, err = l.db.readFlags(ctx, r, l.db.q.changedSince, tsText(since))
+		if now.Sub(since) > heldBack {
+			// The watermark is held back by a write still open (see
+			// pgWatermark), up to minutes: every flag changed since it
+			// began would be read whole again by every load.
+			flags, versions, err = l.db.readUnheld(ctx, r, prev, since)
+		} else {
+			flags, err = l.db.readFlags(ctx, r, l.db.q.changedSince, tsText(since))
+		}
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("load flags: %w", err)

@@ -401,3 +401,63 @@ func TestKeysFromReplicaWhenPrimaryFails(t *testing.T) {
 		t.Error("the replica's key is not loaded")
 	}
 }
+
+// TestOpenWriteReadsVersionsFirst: while another session holds a write
+// open, the watermark stays at its start, and each load reads back every
+// flag changed since; it reads their versions, and whole only the rows
+// that changed (before: the 300 flags voted on since, whole, by every
+// load after one vote).
+func TestOpenWriteReadsVersionsFirst(t *testing.T) {
+	loadertest.RequirePostgres(t)
+	db, _ := loadertest.Open(t, loader.Postgres)
+	ctx := context.Background()
+	if err := db.Seed(ctx, loader.SeedOptions{Flags: 400, Users: 5, Days: 2, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	store := &memstore.Store{}
+	ld := loader.New(db, store, loader.Options{Overlap: time.Minute, OverlapEvery: time.Hour})
+	if err := ld.LoadFlags(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	if err := db.SelectContext(ctx, &ids, "SELECT id FROM flags WHERE status = 'APPROVED' ORDER BY id LIMIT 300"); err != nil {
+		t.Fatal(err)
+	}
+	db.MustExec("INSERT INTO users (id) VALUES ('voter')")
+	holder, err := db.Beginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback()
+	holder.MustExec("INSERT INTO users (id) VALUES ('idle-writer')")
+	for _, id := range ids {
+		db.MustExec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, 'voter', 'green')", id)
+	}
+	if err := ld.LoadFlags(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := ld.Status().LastFlagRows; n < 300 {
+		t.Fatalf("the load after 300 votes read %d whole rows", n)
+	}
+	redOf := func(id string) int64 {
+		for f := range store.Snapshot().Flags() {
+			if f.ID() == id {
+				return f.Red
+			}
+		}
+		t.Fatalf("flag %s is not served", id)
+		return 0
+	}
+	red := redOf(ids[7])
+	time.Sleep(2500 * time.Millisecond) // the open write now began past heldBack
+	db.MustExec("UPDATE votes SET color = 'red' WHERE flag_id = $1 AND user_id = 'voter'", ids[7])
+	if err := ld.LoadFlags(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := ld.Status().LastFlagRows; n != 1 {
+		t.Errorf("the load after one vote read %d whole rows with a write open, want 1", n)
+	}
+	if got := redOf(ids[7]); got != red+1 {
+		t.Errorf("the vote does not show: red %d, want %d", got, red+1)
+	}
+}
