@@ -44,13 +44,19 @@ var pgWatermark = "GREATEST(LEAST(now(), COALESCE((SELECT min(xact_start) FROM p
 	"WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' " +
 	"AND backend_xid IS NOT NULL), now())), now() - interval '" + strconv.Itoa(int(maxOpenWrite/time.Second)) + " seconds')"
 
-// pgWriting tells whether another client holds a write open (one that
-// began within maxOpenWrite): a change it makes may commit after this
-// load, which then reads again shortly (see Loader.followUp). A
-// transaction that did not notify, because another was notifying as it
-// committed, is one of these until it commits (migration 00004).
+// pgWriting tells whether another client is running a write (a
+// transaction that has written and is executing a statement or its
+// commit, begun within maxOpenWrite): a change it makes may commit after
+// this load without notifying, so the load reads again shortly (see
+// Loader.followUp). A transaction that did not notify, because another
+// was notifying as it committed (migration 00004), skipped it in its
+// commit: it is committing, so active, when that other one's
+// notification wakes the load, or committed and seen. One idle in its
+// transaction notifies at its own commit, or coalesces then with another
+// that does: it asks for no follow-up while it sits (it used to, once a
+// second for as long as it stayed open).
 var pgWriting = "EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() " +
-	"AND backend_type = 'client backend' AND backend_xid IS NOT NULL AND xact_start > now() - interval '" +
+	"AND backend_type = 'client backend' AND backend_xid IS NOT NULL AND state = 'active' AND xact_start > now() - interval '" +
 	strconv.Itoa(int(maxOpenWrite/time.Second)) + " seconds')"
 
 // maxOpenWrite bounds how long a write may wait for its commit and still

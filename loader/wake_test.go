@@ -286,9 +286,10 @@ func TestConcurrentVotesAllShow(t *testing.T) {
 
 // TestFollowUpWhileWritesOpen: a vote whose transaction commits while
 // another transaction holds the notifiers' lock sends no notification
-// (migration 00004). The load woken before it committed saw a write open,
-// so the loader reads again until the vote shows, with hour-long
-// schedules and no further notification.
+// (migration 00004). The load woken before it committed saw the write
+// running (a statement, then its commit, in one round trip: never idle
+// between), so the loader reads again until the vote shows, with
+// hour-long schedules and no further notification.
 func TestFollowUpWhileWritesOpen(t *testing.T) {
 	loadertest.RequirePostgres(t)
 	r := runLoader(t, loader.Postgres, true)
@@ -315,23 +316,38 @@ func TestFollowUpWhileWritesOpen(t *testing.T) {
 	if _, err := holder.Exec("INSERT INTO users (id) VALUES ('holder')"); err != nil {
 		t.Fatal(err)
 	}
-	vote, err := r.db.BeginTx(ctx, nil)
+	vote, err := r.db.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer vote.Rollback()
-	if _, err := vote.Exec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, 'late-voter', 'red')", f.ID()); err != nil {
+	defer vote.Close()
+	if _, err := vote.ExecContext(ctx, "BEGIN; INSERT INTO votes (flag_id, user_id, color) VALUES ('"+f.ID()+"', 'late-voter', 'red')"); err != nil {
 		t.Fatal(err)
 	}
+	// The vote's transaction runs a statement for 2 s, then commits, in
+	// one round trip.
+	voted := make(chan error, 1)
+	go func() {
+		_, err := vote.ExecContext(ctx, "SELECT pg_sleep(2); COMMIT")
+		voted <- err
+	}()
+	waitFor(t, "the vote running", func() bool {
+		var n int
+		r.db.Get(&n, "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(2)%' AND state = 'active'")
+		return n == 1
+	})
 	before := r.count("flags")
 	notes := r.ld.Status().Notifications
 	r.db.MustExec("SELECT pg_notify('flagpole_changes', 'flags')")
 	waitFor(t, "the woken load", func() bool { return r.count("flags") > before })
 	// Three loads before the vote commits: by the third the notification's
 	// trailing ring (50 ms) has rung, and at least one of them was a
-	// follow-up of writes open. Only follow-ups can show the vote.
+	// follow-up of a write running. Only follow-ups can show the vote.
 	waitFor(t, "the trailing load and a follow-up", func() bool { return r.count("flags") > before+2 })
-	if err := vote.Commit(); err != nil {
+	if g, _, _ := r.store.Snapshot().FlagBySlug(f.Slug()); g.Red != f.Red {
+		t.Fatal("the vote showed before it committed")
+	}
+	if err := <-voted; err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the vote that did not notify shows", func() bool {
@@ -340,6 +356,30 @@ func TestFollowUpWhileWritesOpen(t *testing.T) {
 	})
 	if n := r.ld.Status().Notifications; n != notes+1 {
 		t.Errorf("%d notifications, want only the test's own: the vote notified, the test tests nothing", n-notes)
+	}
+}
+
+// TestNoFollowUpWhileIdleInTransaction: a transaction that has written
+// and sits idle, not committing, asks for no follow-up loads: it notifies
+// at its own commit (before: a load a second for as long as it stayed
+// open, up to ten minutes, with nothing changing).
+func TestNoFollowUpWhileIdleInTransaction(t *testing.T) {
+	loadertest.RequirePostgres(t)
+	r := runLoader(t, loader.Postgres, true)
+	waitFor(t, "the listener is up", func() bool { return r.ld.Status().Listening })
+	holder, err := r.db.Beginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback()
+	holder.MustExec("INSERT INTO users (id) VALUES ('idle-writer')")
+	before := r.count("flags")
+	r.db.MustExec("SELECT pg_notify('flagpole_changes', 'flags')")
+	waitFor(t, "the woken load", func() bool { return r.count("flags") > before })
+	n := r.settle(t, "flags", 300*time.Millisecond) // its trailing ring
+	time.Sleep(2500 * time.Millisecond)
+	if m := r.count("flags"); m != n {
+		t.Errorf("%d loads in 2.5 s with only an idle transaction open, want none", m-n)
 	}
 }
 
