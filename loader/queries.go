@@ -54,9 +54,11 @@ var pgWatermark = "GREATEST(LEAST(now(), COALESCE((SELECT min(xact_start) FROM p
 // notification wakes the load, or committed and seen. One idle in its
 // transaction notifies at its own commit, or coalesces then with another
 // that does: it asks for no follow-up while it sits (it used to, once a
-// second for as long as it stayed open).
+// second for as long as it stayed open). Where the state is not known
+// (track_activities off: "disabled"; another role's session without
+// pg_read_all_stats: NULL) the write counts as running, as before.
 var pgWriting = "EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() " +
-	"AND backend_type = 'client backend' AND backend_xid IS NOT NULL AND state = 'active' AND xact_start > now() - interval '" +
+	"AND backend_type = 'client backend' AND backend_xid IS NOT NULL AND coalesce(state, '') NOT LIKE 'idle in transaction%' AND xact_start > now() - interval '" +
 	strconv.Itoa(int(maxOpenWrite/time.Second)) + " seconds')"
 
 // maxOpenWrite bounds how long a write may wait for its commit and still
