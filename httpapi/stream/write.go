@@ -306,8 +306,15 @@ func (h *Hub) finish(c *client, rest [][]byte, reason string, tell bool) {
 		if c.chunked {
 			pieces = append(pieces, lastChunk)
 		}
+		// A client ended as too slow may still be reading, behind what
+		// its socket buffers hold: the rest of its event and the end get
+		// the write timeout, as any write does; the others endWrite.
+		grace := endWrite
+		if reason == ReasonTooSlow {
+			grace = max(grace, h.opt.WriteTimeout)
+		}
 		c.mu.Lock()
-		c.deadline = time.Now().Add(endWrite)
+		c.deadline = time.Now().Add(grace)
 		c.conn.SetWriteDeadline(c.deadline)
 		c.mu.Unlock()
 		if _, _, err := writePieces(c.conn, pieces); err == nil {
