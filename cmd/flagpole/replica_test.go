@@ -12,7 +12,8 @@ import (
 )
 
 // TestReadReplica runs serve with two database URLs: the loader reads the
-// replica, the commands write the primary.
+// flags from the replica and the keys from the primary (which notifies
+// their changes), the commands write the primary.
 func TestReadReplica(t *testing.T) {
 	primary := loadertest.URL(t, loader.Postgres)
 	replica := loadertest.URL(t, loader.Postgres)
@@ -22,8 +23,9 @@ func TestReadReplica(t *testing.T) {
 	}
 	runCLI(t, noEnv, strings.NewReader(line("p1", "only-on-primary")), "import", "--db", primary, "-")
 	runCLI(t, noEnv, strings.NewReader(line("r1", "only-on-replica")), "import", "--db", replica, "-")
-	// A key as replication would bring it: written on the primary, present on the replica.
-	key := strings.TrimSpace(mustRun(t, "keys", "create", "--db", replica, "--name", "replicated"))
+	// A key written on the primary and not (yet) replicated: read from
+	// the primary.
+	key := strings.TrimSpace(mustRun(t, "keys", "create", "--db", primary, "--name", "on-primary"))
 
 	s := startServe(t, noEnv, "--db", primary, "--db-replica", replica, "--addr", "127.0.0.1:0",
 		"--access-log=false", "--snapshot-daily=false")
