@@ -43,8 +43,9 @@ type client struct {
 	mu       sync.Mutex
 	queue    [][]byte // nil when empty: an idle stream holds no queue
 	bytes    int
-	ping     bool   // a heartbeat is due
-	ended    string // the end reason, once ended
+	ping     bool      // a heartbeat is due
+	ended    string    // the end reason, once ended
+	endBy    time.Time // once ended: its end event is written by then (see endLocked)
 	state    uint8
 	deadline time.Time // of the write in progress, while busy
 }
@@ -104,15 +105,19 @@ func (c *client) end(reason string) {
 	}
 }
 
-// endLocked drops what is queued (the writer sends only the end event),
-// cuts a write in progress to a short grace, so an ended stream closes
-// soon whatever its client reads, and reports whether the client must be
-// put in the run queue.
+// endLocked drops what is queued (the writer sends only the rest of the
+// event in progress and the end event), sets when the stream must be done
+// (endBy, endWrite from now), cuts a write in progress to that, so an
+// ended stream closes by then whatever its client reads (a client too
+// slow to take the end by then is cut without it: its slot and
+// connection go), and reports whether the client must be put in the run
+// queue.
 func (c *client) endLocked(reason string) bool {
 	c.ended = reason
 	c.queue, c.bytes, c.ping = nil, 0, false
+	c.endBy = time.Now().Add(endWrite)
 	if c.state == busy {
-		c.hurryLocked(time.Now().Add(endWrite))
+		c.hurryLocked(c.endBy)
 	}
 	return c.wakeLocked()
 }

@@ -32,9 +32,21 @@ import (
 // handing it to a goroutine of the stream's own.
 const fastWrite = 2 * time.Millisecond
 
-// endWrite bounds the write of the end event, and a write in progress when
-// the stream is ended.
-const endWrite = time.Second
+// endWrite bounds how long an ended stream takes to write the rest of
+// the event in progress and the end event, from its end, plus
+// endReserve, the least the end event gets after a write in progress was
+// cut.
+const (
+	endWrite   = time.Second
+	endReserve = 250 * time.Millisecond
+)
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
 
 // coalesce is the most bytes a writer copies into one write; a bigger
 // write goes out in pieces, its frames uncopied.
@@ -306,15 +318,17 @@ func (h *Hub) finish(c *client, rest [][]byte, reason string, tell bool) {
 		if c.chunked {
 			pieces = append(pieces, lastChunk)
 		}
-		// A client ended as too slow may still be reading, behind what
-		// its socket buffers hold: the rest of its event and the end get
-		// the write timeout, as any write does; the others endWrite.
-		grace := endWrite
-		if reason == ReasonTooSlow {
-			grace = max(grace, h.opt.WriteTimeout)
-		}
+		// By the stream's endBy (see endLocked), but never less than
+		// endReserve from now: a write in progress cut at endBy leaves
+		// the end that much. A stream that ended without endBy (the late
+		// path of Start) has endWrite.
 		c.mu.Lock()
-		c.deadline = time.Now().Add(grace)
+		now := time.Now()
+		d := c.endBy
+		if d.IsZero() {
+			d = now.Add(endWrite)
+		}
+		c.deadline = later(d, now.Add(endReserve))
 		c.conn.SetWriteDeadline(c.deadline)
 		c.mu.Unlock()
 		if _, _, err := writePieces(c.conn, pieces); err == nil {
@@ -420,7 +434,7 @@ func writePieces(conn net.Conn, pieces [][]byte) (left [][]byte, n int, err erro
 // until the hub has stopped: the comment line reaches each stream after
 // the tick and the writers' turn to it, within Heartbeat.
 func (h *Hub) beat() {
-	t := time.NewTicker(h.opt.Heartbeat * 2 / 3)
+	t := time.NewTicker(max(h.opt.Heartbeat*2/3, time.Millisecond))
 	defer t.Stop()
 	for {
 		select {
