@@ -49,8 +49,8 @@ fuzz:
 	go test ./loader -run '^$$' -fuzz '^FuzzParseRecord$$' -fuzztime $$((100000 * $(FUZZ_X)))x
 	go test ./loader -run '^$$' -fuzz '^FuzzImportLine$$' -fuzztime $$((4000 * $(FUZZ_X)))x -parallel 1
 
-# The benchmark of issues 4 and 14 (bench/run says what it does and its
-# settings: BENCH_FLAGS, BENCH_DURATION, FLAGPOLE_TEST_POSTGRES, and
+# The benchmark of issues 4, 14 and 22 (bench/run says what it does and its
+# settings: BENCH_FLAGS, BENCH_DURATION, BENCH_ROUNDS, FLAGPOLE_TEST_POSTGRES, and
 # FLAGPOLE_TEST_REDIS for the --redis and nginx modes, ...).
 bench:
 	bench/run
