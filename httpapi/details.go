@@ -189,27 +189,29 @@ func (d *details) slotOf(key string) int { return int(maphash.String(d.seed, key
 // the spread slots from key's.
 func (d *details) slotFor(key string, n int) int { return d.slotOf(key) + n%d.spread }
 
-// choices are the two sets an entry of slot may be in: the slot spread
-// over 32 bits by two multiplications, each scaled to the sets by a
-// multiplication, not a division (the same set twice when they agree). A
+// choices are the sets an entry of slot may be in, the first n of sets
+// (two, or one when both hashes name the same set): the slot spread over
+// 32 bits by two multiplications, each scaled to the sets by a
+// multiplication, not a division. A
 // new entry goes to the one with more free ways, a lookup reads the first
 // and then the second: with one set a slot, the sets that more slots fall
 // in than they have ways (one in seventy with a third of the entries
 // asked for) lost an answer on every request to them, as many as one in
 // twenty; with the choice of two, almost none.
-func (d *details) choices(slot int) [2]uint64 {
+func (d *details) choices(slot int) (sets [2]uint64, n int) {
 	h1 := uint64(uint32(slot) * 0x9E3779B1)
 	h2 := uint64(uint32(slot) * 0x85EBCA77) // consecutive slots (a slug's trends) far apart in both
-	return [2]uint64{h1 * d.sets >> 32, h2 * d.sets >> 32}
+	sets = [2]uint64{h1 * d.sets >> 32, h2 * d.sets >> 32}
+	if sets[0] == sets[1] {
+		return sets, 1
+	}
+	return sets, 2
 }
 
 // setAt is set i and its lock.
 func (d *details) setAt(i uint64) ([]way, *sync.Mutex) {
 	return d.ways[i*setWays:][:setWays], &d.inserts[i]
 }
-
-// set is the first of slot's choices.
-func (d *details) set(slot int) ([]way, *sync.Mutex) { return d.setAt(d.choices(slot)[0]) }
 
 // holdsOutdated reports whether set holds an entry of key in slot that
 // an entry of stamp st makes outdated (read without the set's lock: a
@@ -250,11 +252,9 @@ func (d *details) find(slot int, key string, serial uint64, rest [2]uint64) *res
 // sets, whose stamp is st or, unless exact, st but for an older serial,
 // counting the hit; nil when there is none.
 func (d *details) found(slot int, key string, st stamp, exact bool) *response {
-	tag, sets := tagOf(slot), d.choices(slot)
-	for n, s := range sets {
-		if n == 1 && s == sets[0] {
-			break
-		}
+	tag := tagOf(slot)
+	sets, n := d.choices(slot)
+	for _, s := range sets[:n] {
 		set, _ := d.setAt(s)
 		for i := range set {
 			if set[i].tag.Load() != tag {
@@ -366,10 +366,11 @@ func (d *details) keep(slot int, st stamp, key string, r *response) (*response, 
 	// neighbour), else the one of the two with more free ways (the first
 	// when they tie); then, under its lock, the other read for the same
 	// answer as this one is: a lookup reads both.
-	sets := d.choices(slot)
+	sets, nsets := d.choices(slot)
 	into, other := sets[0], sets[1]
-	if into != other {
-		first, second := d.ways[into*setWays:][:setWays], d.ways[other*setWays:][:setWays]
+	if nsets == 2 {
+		first, _ := d.setAt(into)
+		second, _ := d.setAt(other)
 		if d.holdsOutdated(second, slot, key, st) || !d.holdsOutdated(first, slot, key, st) && free(second) > free(first) {
 			into, other = other, into
 		}
@@ -380,7 +381,7 @@ func (d *details) keep(slot int, st stamp, key string, r *response) (*response, 
 	if d.gate != nil && !d.gate.admits(st[0]) {
 		return r, true
 	}
-	if other != into {
+	if nsets == 2 {
 		there, _ := d.setAt(other)
 		for i := range there {
 			if e := there[i].e.Load(); e != nil && e.key == key && d.same(e.stamp, st) {
@@ -461,11 +462,8 @@ func (d *details) drop(dead func(stamp) bool) {
 func (d *details) dropKey(key string) {
 	slot := d.slotOf(key)
 	for i := range d.spread {
-		sets := d.choices(slot + i)
-		for n, s := range sets {
-			if n == 1 && s == sets[0] {
-				break
-			}
+		sets, n := d.choices(slot + i)
+		for _, s := range sets[:n] {
 			set, mu := d.setAt(s)
 			mu.Lock()
 			d.dropIn(set, func(e *detailEntry) bool { return e.key == key })

@@ -821,7 +821,9 @@ func TestDetailsTwoChoicesOutdatedAndSpread(t *testing.T) {
 	}
 	same := 0
 	for slot := range 2000 {
-		if d.choices(slot * 7919)[1] == d.choices(slot*7919 + 1)[1] {
+		a, _ := d.choices(slot * 7919)
+		b, _ := d.choices(slot*7919 + 1)
+		if a[1] == b[1] {
 			same++
 		}
 	}
@@ -835,10 +837,16 @@ func TestDetailsTwoChoicesOutdatedAndSpread(t *testing.T) {
 func twoSetKey(d *details, prefix string) (key string, first, second []way) {
 	for i := 0; ; i++ {
 		key = fmt.Sprint(prefix, i)
-		if sets := d.choices(d.slotOf(key)); sets[0] != sets[1] {
+		if sets, n := d.choices(d.slotOf(key)); n == 2 {
 			first, _ = d.setAt(sets[0])
 			second, _ = d.setAt(sets[1])
 			return key, first, second
 		}
 	}
+}
+
+// set is the first of slot's sets and its lock.
+func (d *details) set(slot int) ([]way, *sync.Mutex) {
+	sets, _ := d.choices(slot)
+	return d.setAt(sets[0])
 }
