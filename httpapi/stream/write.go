@@ -318,17 +318,12 @@ func (h *Hub) finish(c *client, rest [][]byte, reason string, tell bool) {
 		if c.chunked {
 			pieces = append(pieces, lastChunk)
 		}
-		// By the stream's endBy (see endLocked), but never less than
-		// endReserve from now: a write in progress cut at endBy leaves
-		// the end that much. A stream that ended without endBy (the late
-		// path of Start) has endWrite.
+		// By the stream's endBy (see endLocked: every told stream was
+		// ended, the late ones by Close), but never less than endReserve
+		// from now: a write in progress cut at endBy leaves the end that
+		// much.
 		c.mu.Lock()
-		now := time.Now()
-		d := c.endBy
-		if d.IsZero() {
-			d = now.Add(endWrite)
-		}
-		c.deadline = later(d, now.Add(endReserve))
+		c.deadline = later(c.endBy, time.Now().Add(endReserve))
 		c.conn.SetWriteDeadline(c.deadline)
 		c.mu.Unlock()
 		if _, _, err := writePieces(c.conn, pieces); err == nil {
