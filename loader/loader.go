@@ -291,16 +291,16 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	switch {
 	case full:
 		flags, err = l.db.readFlags(ctx, r, l.db.q.allApproved)
-	case now.Sub(l.lastLong) >= l.opt.OverlapEvery:
-		b.long = true
-		since := time.UnixMilli(l.flagWM).Add(-l.opt.Overlap)
-		flags, versions, err = l.db.readUnheld(ctx, r, prev, since)
 	default:
-		since := time.UnixMilli(l.flagWM).Add(-min(l.opt.Overlap, shortOverlap))
-		if now.Sub(since) > heldBack {
-			// The watermark is held back by a write still open (see
-			// pgWatermark), up to minutes: every flag changed since it
-			// began would be read whole again by every load.
+		overlap := min(l.opt.Overlap, shortOverlap)
+		if now.Sub(l.lastLong) >= l.opt.OverlapEvery {
+			b.long, overlap = true, l.opt.Overlap
+		}
+		since := time.UnixMilli(l.flagWM).Add(-overlap)
+		if b.long || now.Sub(since) > heldBack {
+			// A long read back, or a window an open write holds back
+			// (see pgWatermark), up to minutes: whole, every flag changed
+			// in it would be read again by every load.
 			flags, versions, err = l.db.readUnheld(ctx, r, prev, since)
 		} else {
 			flags, err = l.db.readFlags(ctx, r, l.db.q.changedSince, tsText(since))
