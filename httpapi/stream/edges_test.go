@@ -30,21 +30,9 @@ func TestLateStartClosesConn(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	server, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
+	client, server := tcpPair(t, 0)
 	var closed atomic.Int32
-	s.Start(closeCounting{server.(*net.TCPConn), &closed}, false)
+	s.Start(closeCounting{server, &closed}, false)
 	body, _ := io.ReadAll(client) // the opening, the end event, then the server's FIN
 	client.Close()
 	if !strings.Contains(string(body), "event: end\ndata: {\"reason\":\"shutdown\"}") {
@@ -64,11 +52,6 @@ func TestLateStartClosesConn(t *testing.T) {
 func TestHeartbeatGapWithinBound(t *testing.T) {
 	const beat = 300 * time.Millisecond
 	h, _, _ := testHub(t, 10, Options{Heartbeat: beat, MaxPerKey: 1000})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	const n = 200
 	clients := make([]net.Conn, n)
 	for i := range clients {
@@ -76,15 +59,7 @@ func TestHeartbeatGapWithinBound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		server, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, server := tcpPair(t, 0)
 		s.Start(server, false)
 		clients[i] = c
 	}
@@ -126,10 +101,7 @@ func TestHeartbeatGapWithinBound(t *testing.T) {
 func TestResumeWithinBufferBound(t *testing.T) {
 	h, st, in := testHub(t, 500, Options{MaxPerKey: 100, BufferBytes: 64 << 10})
 	first := h.positionNow()
-	all := make([]int, len(in))
-	for i := range all {
-		all[i] = i
-	}
+	all := every(in)
 	vote(t, st, in, all...) // one event, ~15 KB: resumed
 	s, err := h.Open("k1", nil, first)
 	if err != nil {
@@ -152,18 +124,6 @@ func TestResumeWithinBufferBound(t *testing.T) {
 	s.Close()
 }
 
-// throttled reads at most rate bytes a second.
-type throttled struct {
-	r    io.Reader
-	rate int
-}
-
-func (t throttled) Read(p []byte) (int, error) {
-	n := min(len(p), t.rate/100)
-	time.Sleep(10 * time.Millisecond)
-	return t.r.Read(p[:n])
-}
-
 // A client that keeps reading, only slower than events come, is ended as
 // too_slow, and reads whole events and then the end event before the
 // close, as the contract says: the write in progress when the stream
@@ -180,55 +140,25 @@ func TestSlowReaderGetsEndTooSlow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		client, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer client.Close()
-		client.(*net.TCPConn).SetReadBuffer(8 << 10)
-		server, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
-		server.(*net.TCPConn).SetWriteBuffer(8 << 10)
+		client, server := tcpPair(t, 8<<10)
 		done := make(chan []string, 1)
-		go func() {
+		go func() { // the events' names, and a read error
 			var body io.Reader = throttled{client, c.rate}
 			if chunked {
 				body = httputil.NewChunkedReader(body)
 			}
-			r := bufio.NewReader(body)
 			var evs []string
-			var ev strings.Builder
-			for {
-				line, err := r.ReadString('\n')
-				if err != nil {
-					if err != io.EOF {
-						evs = append(evs, "read error: "+err.Error())
-					}
-					done <- evs
-					return
+			for ev := range readEvents(body) {
+				if i := strings.Index(ev, "event: "); i >= 0 {
+					evs = append(evs, strings.SplitN(ev[i:], "\n", 2)[0])
+				} else if strings.HasPrefix(ev, "error: ") {
+					evs = append(evs, ev)
 				}
-				if line == "\n" {
-					if e := ev.String(); strings.Contains(e, "event: ") {
-						evs = append(evs, e[strings.Index(e, "event: "):strings.Index(e, "\ndata")])
-					}
-					ev.Reset()
-					continue
-				}
-				ev.WriteString(line)
 			}
+			done <- evs
 		}()
 		s.Start(server, chunked)
-		all := make([]int, len(in))
-		for i := range all {
-			all[i] = i
-		}
+		all := every(in)
 		// ~60 KB an event, 50 a second: 3 MB/s against a 400 KB/s reader.
 		for i := 0; i < 400 && h.Len() == 1; i++ {
 			vote(t, st, in, all...)
@@ -258,27 +188,9 @@ func TestCloseAfterATooSlowEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	client.(*net.TCPConn).SetReadBuffer(8 << 10)
-	server, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	server.(*net.TCPConn).SetWriteBuffer(8 << 10)
+	_, server := tcpPair(t, 8<<10)
 	s.Start(server, true)
-	all := make([]int, len(in))
-	for i := range all {
-		all[i] = i
-	}
+	all := every(in)
 	ended := func() string { s.c.mu.Lock(); defer s.c.mu.Unlock(); return s.c.ended }
 	for i := 0; i < 100 && ended() == ""; i++ {
 		vote(t, st, in, all...)

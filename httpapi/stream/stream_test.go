@@ -291,32 +291,9 @@ func TestSlowReaderGetsEverything(t *testing.T) {
 	}
 	server, client := net.Pipe() // every write waits for the reader
 	defer client.Close()
-	events := make(chan string, 100)
-	go func() {
-		defer close(events)
-		r := bufio.NewReader(httputil.NewChunkedReader(slowReader{client}))
-		var ev strings.Builder
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				if err != io.EOF {
-					events <- "error: " + err.Error()
-				}
-				return
-			}
-			if line == "\n" {
-				events <- ev.String()
-				ev.Reset()
-				continue
-			}
-			ev.WriteString(line)
-		}
-	}()
+	events := readEvents(httputil.NewChunkedReader(throttled{client, 512 << 10}))
 	s.Start(server, true)
-	all := make([]int, len(in))
-	for i := range all {
-		all[i] = i
-	}
+	all := every(in)
 	const votes = 10
 	for range votes {
 		vote(t, st, in, all...) // each event names 200 flags: ~5 KB
@@ -348,12 +325,81 @@ func TestSlowReaderGetsEverything(t *testing.T) {
 	}
 }
 
-// slowReader reads a little at a time, with pauses.
-type slowReader struct{ r io.Reader }
+// throttled reads at most rate bytes a second.
+type throttled struct {
+	r    io.Reader
+	rate int
+}
 
-func (s slowReader) Read(p []byte) (int, error) {
-	time.Sleep(time.Millisecond)
-	return s.r.Read(p[:min(len(p), 512)])
+func (t throttled) Read(p []byte) (int, error) {
+	n := min(len(p), t.rate/100)
+	time.Sleep(10 * time.Millisecond)
+	return t.r.Read(p[:n])
+}
+
+// readEvents reads body's events (the text before each blank line) into
+// the channel it returns, which it closes at the body's end; a read error
+// other than the end comes as "error: ...".
+func readEvents(body io.Reader) <-chan string {
+	events := make(chan string, 100)
+	go func() {
+		defer close(events)
+		r := bufio.NewReader(body)
+		var ev strings.Builder
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				if err != io.EOF {
+					events <- "error: " + err.Error()
+				}
+				return
+			}
+			if line == "\n" {
+				events <- ev.String()
+				ev.Reset()
+				continue
+			}
+			ev.WriteString(line)
+		}
+	}()
+	return events
+}
+
+// tcpPair is a loopback connection's two ends, with socket buffers of buf
+// bytes when buf > 0 (the client's receive, the server's send), the
+// client's closed at the test's end.
+func tcpPair(t *testing.T, buf int) (client, server *net.TCPConn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	client = c.(*net.TCPConn)
+	t.Cleanup(func() { client.Close() })
+	sc, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	server = sc.(*net.TCPConn)
+	if buf > 0 {
+		client.SetReadBuffer(buf)
+		server.SetWriteBuffer(buf)
+	}
+	return client, server
+}
+
+// every is the indexes of in.
+func every(in []memstore.FlagInput) []int {
+	all := make([]int, len(in))
+	for i := range all {
+		all[i] = i
+	}
+	return all
 }
 
 // A snapshot of the next generation built from another one than the hub
