@@ -12,27 +12,23 @@ import (
 // A failed round makes the case failed. The cases keep the order of
 // their first rounds.
 func mergeRounds(cases []Case) []Case {
-	type group struct{ rounds []Case }
-	var order []string
-	groups := map[string]*group{}
+	type key struct{ name, mode string }
+	var order []key
+	rounds := map[key][]Case{}
 	for _, c := range cases {
-		k := c.Name + "\x00" + c.Mode
-		g, ok := groups[k]
-		if !ok {
-			g = &group{}
-			groups[k] = g
+		k := key{c.Name, c.Mode}
+		if _, ok := rounds[k]; !ok {
 			order = append(order, k)
 		}
-		g.rounds = append(g.rounds, c)
+		rounds[k] = append(rounds[k], c)
 	}
 	out := make([]Case, 0, len(order))
 	for _, k := range order {
-		rs := groups[k].rounds
-		if len(rs) == 1 {
+		if rs := rounds[k]; len(rs) == 1 {
 			out = append(out, rs[0])
-			continue
+		} else {
+			out = append(out, medianCase(rs))
 		}
-		out = append(out, medianCase(rs))
 	}
 	return out
 }
