@@ -249,12 +249,15 @@ bench_case() { # bench_case NAME MODE URL PATHS GZ COUNT
 	fi
 }
 
-# ceiling_check measures the ceiling again, briefly: each case's ratios are
-# to the checks just before and after it, so that a machine whose speed
-# drifts during the run (other work on the cores) skews no ratio. The
-# ceiling server is warm, so no warm-up.
+# ceiling_wrk measures the ceiling again, briefly (WRK_OUT). The ceiling
+# server is warm, so no warm-up.
+ceiling_wrk() { run_wrk "http://127.0.0.1:$CPORT" "$RUN/$SRC/ceiling.paths" - "$CEIL_CHECK"; }
+
+# ceiling_check is a check of the ceiling: each case's ratios are to the
+# checks just before and after it, so that a machine whose speed drifts
+# during the run (other work on the cores) skews no ratio.
 ceiling_check() {
-	run_wrk "http://127.0.0.1:$CPORT" "$RUN/$SRC/ceiling.paths" - "$CEIL_CHECK"
+	ceiling_wrk
 	printf '{"source":"%s","name":"case","case":"ceiling-check","paths":1,"gzip":false,"wrk":%s}\n' \
 		"$SRC" "$WRK_OUT" >>"$RECORDS"
 }
@@ -435,7 +438,7 @@ swap_phase() {
 	# p99 under swaps is held to the idle one each over the ceiling's
 	# p99 around it, so that the machine's drift over the run is not
 	# taken for the swaps' cost.
-	run_wrk "http://127.0.0.1:$CPORT" "$RUN/$SRC/ceiling.paths" - "$CEIL_CHECK"
+	ceiling_wrk
 	rec swap_ceiling_0 "$WRK_OUT"
 	rec ticks "$(cat "$dir/ticks.json" 2>/dev/null || echo null)"
 	stop_pid "$wpid"
@@ -449,7 +452,7 @@ swap_phase() {
 	}
 	rec fresh "$fj"
 	log "[$SRC] freshness: $fj"
-	run_wrk "http://127.0.0.1:$CPORT" "$RUN/$SRC/ceiling.paths" - "$CEIL_CHECK"
+	ceiling_wrk
 	rec swap_ceiling_1 "$WRK_OUT"
 	rec proc_swap "$(proc_mem "$SERVE_PID")"
 	stop_pid "$SERVE_PID"
