@@ -21,10 +21,7 @@ func TestAnswersTable(t *testing.T) {
 		t.Fatalf("answers' table %+v, want one set", a.answers)
 	}
 	ins := []memstore.FlagInput{testInput(1, now), testInput(2, now), testInput(3, now)}
-	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := fullSnapshot(t, ins, now)
 	st.SetSnapshot(s)
 	hits := func() uint64 { n, _ := a.answers.lookups(); return n }
 	items := func(body string) int { return strings.Count(body, `"slug":`) }

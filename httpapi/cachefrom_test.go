@@ -142,10 +142,7 @@ func keyedServer(t *testing.T, now func() time.Time, cacheBytes int64) (*API, *m
 func TestCachesLetGoOfReplacedData(t *testing.T) {
 	now := time.Now().UTC()
 	_, st, get := cachedServer(t)
-	ins := make([]memstore.FlagInput, 1100) // a full load carves them together
-	for i := range ins {
-		ins[i] = testInput(i, now)
-	}
+	ins := testInputs(1100, now)                     // a full load carves them together
 	long := strings.Repeat("long description ", 200) // a body for the response cache
 	ins[2].Description[memstore.EN] = &long
 	history := func(red int64) *memstore.Trends {
@@ -342,14 +339,8 @@ func TestDetailsTableHoldsAThirdOfItsEntries(t *testing.T) {
 		day := time.Now().UTC()
 		a, st, get := cachedServerOf(t, func() time.Time { return day }, 64<<20)
 		n := int(a.details.sets) * setWays * c.num / c.den
-		ins := make([]memstore.FlagInput, n)
-		for i := range ins {
-			ins[i] = testInput(i, day)
-		}
-		s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: day})
-		if err != nil {
-			t.Fatal(err)
-		}
+		ins := testInputs(n, day)
+		s := fullSnapshot(t, ins, day)
 		st.SetSnapshot(s)
 		for i := range ins {
 			get("/api/public/flag/" + ins[i].Slug)

@@ -25,17 +25,11 @@ import (
 // entries than its bytes allow.
 func TestDetailsTable(t *testing.T) {
 	now := time.Now().UTC()
-	ins := make([]memstore.FlagInput, setWays+2)
-	for i := range ins {
-		ins[i] = testInput(i, now)
-	}
+	ins := testInputs(setWays+2, now)
 	longFlag := len(ins) - 1
 	long := strings.Repeat("long description ", 200) // a body over maxDetailBody
 	ins[longFlag].Description[memstore.EN] = &long
-	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := fullSnapshot(t, ins, now)
 	c := testCache(t)
 	d := newDetails(setWays * detailEntryCost) // one set: every flag competes
 	if len(d.ways) != setWays {
@@ -214,14 +208,8 @@ func (d *details) holds(key string) bool {
 // changes a few keeps the others' entries.
 func TestSlugGate(t *testing.T) {
 	now := time.Now().UTC()
-	ins := make([]memstore.FlagInput, maxSlugDrops+10)
-	for i := range ins {
-		ins[i] = testInput(i, now)
-	}
-	s1, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ins := testInputs(maxSlugDrops+10, now)
+	s1 := fullSnapshot(t, ins, now)
 	build := func(prev *memstore.Snapshot, changed []memstore.FlagInput) *memstore.Snapshot {
 		t.Helper()
 		next, err := memstore.Build(prev, memstore.Change{Flags: changed, LoadedAt: now})
@@ -368,19 +356,13 @@ func TestDetailsCutOff(t *testing.T) {
 func TestDetailsConcurrent(t *testing.T) {
 	now := time.Now().UTC()
 	c := testCache(t)
-	ins := make([]memstore.FlagInput, 24)
-	for i := range ins {
-		ins[i] = testInput(i, now)
-	}
+	ins := testInputs(24, now)
 	// Every slug a flag may have: its own and a second one.
 	var slugs []string
 	for i := range ins {
 		slugs = append(slugs, ins[i].Slug, ins[i].Slug+"-b")
 	}
-	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := fullSnapshot(t, ins, now)
 	var st memstore.Store
 	d := newDetails(2 * setWays * detailEntryCost) // two sets: every insert competes
 	defer st.OnSwap(d.gate.swap)()
@@ -651,10 +633,7 @@ func passFirst(t *testing.T, d *details) uint64 {
 func TestTrendsDroppedAtSwap(t *testing.T) {
 	now := time.Now().UTC()
 	ins := []memstore.FlagInput{testInput(0, now), testInput(1, now)}
-	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := fullSnapshot(t, ins, now)
 	c := testCache(t)
 	d := newTrends(64 * setWays * entryCost(1<<10))
 	d.gate.swap(s)

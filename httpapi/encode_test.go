@@ -42,6 +42,26 @@ func TestAppendString(t *testing.T) {
 	}
 }
 
+// testInputs is testInput's first n flags.
+func testInputs(n int, now time.Time) []memstore.FlagInput {
+	ins := make([]memstore.FlagInput, n)
+	for i := range ins {
+		ins[i] = testInput(i, now)
+	}
+	return ins
+}
+
+// fullSnapshot is the snapshot of a full load of ins at now.
+func fullSnapshot(t testing.TB, ins []memstore.FlagInput, now time.Time) *memstore.Snapshot {
+	t.Helper()
+	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// testInput is flag i of the tests' data set, as loaded at now.
 func testInput(i int, now time.Time) memstore.FlagInput {
 	desc := fmt.Sprintf("why <%d> \"quoted\"\n", i)
 	in := memstore.FlagInput{ID: fmt.Sprintf("flg_%03d", i), Slug: fmt.Sprintf("flag-%d", i), Approved: true,
@@ -83,10 +103,7 @@ func TestFlagObjectsMatchEncodingJSON(t *testing.T) {
 	odd := testInput(6, now) // an id and a slug that JSON escapes
 	odd.ID, odd.Slug = "flg_\"6\"\u2028", "flag-6\t<b>"
 	ins = append(ins, odd)
-	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := fullSnapshot(t, ins, now)
 	for i := range s.Len() {
 		f := s.At(i)
 		got := appendDetail(nil, f)
@@ -140,14 +157,8 @@ func TestFlagObjectsMatchEncodingJSON(t *testing.T) {
 func TestTicksHoldOnlyLiveFlags(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	const n, popular, ticks = 3000, 40, 1500
-	ins := make([]memstore.FlagInput, n)
-	for i := range ins {
-		ins[i] = testInput(i, now)
-	}
-	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ins := testInputs(n, now)
+	s := fullSnapshot(t, ins, now)
 	heap := func() uint64 {
 		runtime.GC()
 		var m runtime.MemStats
@@ -208,10 +219,7 @@ func TestVerbatimAsAppendString(t *testing.T) {
 		in.ID, in.Text[i%int(memstore.NumLangs)] = fmt.Sprintf("flg_%d%s", i, str), str+" text"
 		ins = append(ins, in)
 	}
-	s, err := memstore.Build(nil, memstore.Change{Full: true, Flags: ins, LoadedAt: now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := fullSnapshot(t, ins, now)
 	check := func(s *memstore.Snapshot) {
 		t.Helper()
 		for f := range s.Flags() {
