@@ -278,18 +278,28 @@ func nodeText(n *yaml.Node, list bool) (string, error) {
 	return "", errors.New("want a single value")
 }
 
-// The schedules' defaults (CONTRACT.md, the CLI): with listen, the safety
-// net under a lost notification; without it, the loads' only clock.
+// The schedules' defaults (CONTRACT.md, the CLI): with listen, a
+// backstop under the database's wake-ups (a lost notification, a restore
+// that notifies nothing; while the listener is down the loads poll as
+// without it); without listen, the loads' only clock. An idle listening
+// instance then runs at most 6 transactions a minute: a flag load and two
+// key loads, and the loader's pings of its listener, which are none.
 const (
-	defaultRefresh    = "@every 10s"
-	defaultKeyRefresh = "@every 5s"
+	defaultRefresh          = "@every 10s"
+	defaultKeyRefresh       = "@every 5s"
+	defaultListenRefresh    = "@every 1m"
+	defaultListenKeyRefresh = "@every 30s"
 )
 
 // Validate checks what the kinds do not: ranges and choices. It parses
-// trusted_proxies into Proxies.
+// trusted_proxies into Proxies, and gives refresh and key_refresh their
+// defaults when unset (they depend on listen).
 func (c *Config) Validate() error {
-	if c.Refresh.Schedule == nil || c.KeyRefresh.Schedule == nil {
-		return errors.New("refresh and key_refresh: a schedule is required")
+	if c.Refresh.Schedule == nil {
+		c.Refresh = mustSchedule(map[bool]string{true: defaultListenRefresh, false: defaultRefresh}[c.Listen])
+	}
+	if c.KeyRefresh.Schedule == nil {
+		c.KeyRefresh = mustSchedule(map[bool]string{true: defaultListenKeyRefresh, false: defaultKeyRefresh}[c.Listen])
 	}
 	if c.RateLimit < 1 {
 		return errors.New("rate_limit must be at least 1")

@@ -342,13 +342,16 @@ func TestSchedules(t *testing.T) {
 		args        []string
 		flags, keys time.Duration
 	}{
-		{nil, 10 * time.Second, 5 * time.Second},
+		{nil, time.Minute, 30 * time.Second},
 		{[]string{"--listen=false"}, 10 * time.Second, 5 * time.Second},
 		{[]string{"--listen=false", "--refresh", "@every 3s"}, 3 * time.Second, 5 * time.Second},
 		{[]string{"--listen=false", "--key-refresh", "@every 2s"}, 10 * time.Second, 2 * time.Second},
-		{[]string{"--refresh", "@every 3s"}, 3 * time.Second, 5 * time.Second},
+		{[]string{"--refresh", "@every 3s"}, 3 * time.Second, 30 * time.Second},
 	} {
 		c, err := loadArgs(t, noEnv, tc.args...)
+		if err == nil {
+			err = c.Validate()
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

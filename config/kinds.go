@@ -88,7 +88,9 @@ func parse[T kind](text string) (T, error) {
 	case *[]string:
 		*p = splitList(text)
 	case *Schedule:
-		*p, err = ParseSchedule(text)
+		if text != "" { // empty: the default, which depends on listen (see Validate)
+			*p, err = ParseSchedule(text)
+		}
 	}
 	return v, err
 }

@@ -86,7 +86,7 @@ func newEnv(t testing.TB, src loader.Dialect, lines []string) *env {
 	if e.key, _, err = db.CreateKey(ctx, "tests", "", 1_000_000); err != nil {
 		t.Fatal(err)
 	}
-	e.ld = loader.New(db, e.store, loader.Options{Overlap: time.Minute})
+	e.ld = loader.New(db, e.store, loader.Options{})
 	e.reload()
 	e.api, err = httpapi.New(httpapi.Options{Store: e.store, CacheBytes: 8 << 20, Now: e.clock.Now})
 	if err != nil {

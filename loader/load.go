@@ -38,52 +38,6 @@ func (db *DB) readFlags(ctx context.Context, r reader, query string, args ...any
 	return out, rows.Err()
 }
 
-// readUnheld reads the flags changed since the time given that prev does
-// not hold as they are now: first the columns that tell a flag's version
-// (Snapshot.HoldsVersion), then whole the rows of the flags whose version
-// prev does not hold. A long read back (see Options.Overlap) reads again
-// thousands of flags that did not change since the load before; this way
-// it moves a few bytes of each, not their texts. It also returns the
-// number of version rows read.
-func (db *DB) readUnheld(ctx context.Context, r reader, prev *memstore.Snapshot, since time.Time) ([]memstore.FlagInput, int, error) {
-	rows, err := r.QueryContext(ctx, db.q.versionsSince, tsText(since))
-	if err != nil {
-		return nil, 0, err
-	}
-	var ids []string
-	n := 0
-	for rows.Next() {
-		var id, status string
-		var red, green, updated int64
-		if err := rows.Scan(&id, &status, &red, &green, &updated); err != nil {
-			rows.Close()
-			return nil, 0, err
-		}
-		n++
-		if !prev.HoldsVersion(id, status == "APPROVED", red, green, updated) {
-			ids = append(ids, id)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, 0, err
-	}
-	var out []memstore.FlagInput
-	const batch = 500 // well under either database's limit on bound values
-	for start := 0; start < len(ids); start += batch {
-		query, args, err := sqlx.In(db.q.flagsOf, ids[start:min(start+batch, len(ids))])
-		if err != nil {
-			return nil, 0, err
-		}
-		got, err := db.readFlags(ctx, r, db.Rebind(query), args...)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, got...)
-	}
-	return out, n, nil
-}
-
 func splitContexts(s string) []string {
 	if s == "" {
 		return []string{}
@@ -265,61 +219,32 @@ func (db *DB) readTrendDay(ctx context.Context, r reader, day string) ([]memstor
 
 // change is one row of data_changes.
 type change struct {
-	id   int64
 	kind string
 	day  string
 }
 
-// changeLog remembers which bulk writes a loader has read. Ids are handed
-// out at insert but seen at commit, so a late commit can bring an id below
-// one already seen: the log keeps a window of recent ids rather than a
-// single high-water mark.
-type changeLog struct {
-	floor int64          // every id at or below it has been read
-	seen  map[int64]bool // ids above floor already read
-}
-
-const changeWindow = 1000
-
-// readChanges returns the changes not yet read and the log updated with
-// them. On a loader's first read (an empty log), everything on file is
-// taken as read: the full load that follows includes it.
-func (db *DB) readChanges(ctx context.Context, r reader, log changeLog) ([]change, changeLog, error) {
-	rows, err := r.QueryContext(ctx, db.q.changes, log.floor)
+// readChanges returns the rows of data_changes (the bulk writes of
+// flagpole's own commands, and what no stamp shows) that a load at from
+// has not seen. A first load reads everything anyway: none.
+func (db *DB) readChanges(ctx context.Context, r reader, from position) ([]change, error) {
+	if from.zero() {
+		return nil, nil
+	}
+	next, running := db.unseenArgs(from)
+	rows, err := r.QueryContext(ctx, db.q.unseenChanges, next, running)
 	if err != nil {
-		return nil, log, err
+		return nil, err
 	}
 	defer rows.Close()
-	first := log.seen == nil
-	next := changeLog{floor: log.floor, seen: map[int64]bool{}}
-	for id := range log.seen {
-		next.seen[id] = true
-	}
-	var unseen []change
-	top := log.floor
+	var out []change
 	for rows.Next() {
 		var c change
-		if err := rows.Scan(&c.id, &c.kind, &c.day); err != nil {
-			return nil, log, err
+		if err := rows.Scan(&c.kind, &c.day); err != nil {
+			return nil, err
 		}
-		top = max(top, c.id)
-		if !next.seen[c.id] {
-			next.seen[c.id] = true
-			if !first {
-				unseen = append(unseen, c)
-			}
-		}
+		out = append(out, c)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, log, err
-	}
-	next.floor = max(log.floor, top-changeWindow)
-	for id := range next.seen {
-		if id <= next.floor {
-			delete(next.seen, id)
-		}
-	}
-	return unseen, next, nil
+	return out, rows.Err()
 }
 
 // parseDay reads a day as a database returns it: days since the epoch

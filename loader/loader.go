@@ -17,17 +17,6 @@ import (
 
 // Options tune a Loader.
 type Options struct {
-	// Overlap is how far before the previous load's start (on the
-	// database's clock) a load reads updated flags again, so that a
-	// transaction that commits late is not missed: at most once every
-	// OverlapEvery; the loads between read back shortOverlap (or Overlap,
-	// if shorter). Woken by every change, loads come many times a second
-	// under votes, and each reading back 30 s would read every flag voted
-	// on in those 30 s, with its vote times, again and again.
-	Overlap time.Duration
-	// OverlapEvery is how often at most a load reads back the whole
-	// Overlap (0: 5 seconds).
-	OverlapEvery time.Duration
 	// FullEvery forces a full reload of the flags this often (0: never
 	// after the first), a safety net under the incremental loads.
 	FullEvery time.Duration
@@ -40,13 +29,21 @@ type Options struct {
 	// Listen wakes the loads when the database changes (see Run); off,
 	// they run on their schedules alone.
 	Listen bool
-	// ListenDB is the database whose changes wake the loads: the primary
-	// when the loader reads a replica (nil: the database it reads).
-	ListenDB *DB
-	// ListenTimeout is the PostgreSQL listener's ping period: after
-	// three quiet periods it pings, and a ping unanswered within one drops
-	// the connection (0: 10 seconds).
+	// Primary is the database the writers write, when the loader reads a
+	// replica (nil: the database it reads). Its notifications wake the
+	// loads, a load waits for the replica to replay what the primary had
+	// when it was woken, and the keys are read from it.
+	Primary *DB
+	// ListenTimeout bounds the listener's silence: a connection that has
+	// brought no notification for ListenTimeout is pinged, and a ping
+	// unanswered within ListenTimeout drops it (0: 5 seconds). While the
+	// listener is down the loads poll every PollEvery.
 	ListenTimeout time.Duration
+	// PollEvery is how often the flags are loaded while the listener is
+	// down, its keys every half of it (0: 10 seconds): with listening on,
+	// the schedules are a backstop a minute apart, too slow for a feed
+	// that may be lost for a while.
+	PollEvery time.Duration
 	// LoadGap is the least time between the starts of two flag loads
 	// (0: 25 ms; negative: none). Woken by every change, loads under a
 	// steady stream of votes would otherwise run back to back, each
@@ -66,20 +63,16 @@ type Loader struct {
 	opt   Options
 
 	mu       sync.Mutex // one flag load at a time
-	flagWM   int64      // the database's clock at the start of the last read (see pgWatermark), Unix ms
-	changes  changeLog  // the bulk writes already read
+	pos      position   // what the loads have seen (see position)
 	lastFull time.Time
-	// lastLong is when the last load that read back the whole Overlap
-	// started (a full load reads everything).
-	lastLong time.Time
 	votes    *voteWindows // the vote times behind /stats' windows
-	flagRows int          // flag rows the last load read whole
+	flagRows int          // flag rows the last load read
 
 	statsMu sync.Mutex
 	stats   Status
 
-	watcher watcher     // the change feed that wakes the loads
-	writing atomic.Bool // the last flag load saw a write still open
+	watcher watcher                 // the change feed that wakes the loads
+	settler atomic.Pointer[settler] // PostgreSQL with listen: what stands before a woken load
 }
 
 // Status says how the loads are going, for /readyz and the metrics.
@@ -88,8 +81,7 @@ type Status struct {
 	KeyFailures     int64
 	LastDuration    time.Duration
 	LastRows        int
-	// LastFlagRows is the number of flag rows the last load read whole (a
-	// long read back reads most of its rows as versions only).
+	// LastFlagRows is the number of flag rows the last load read.
 	LastFlagRows   int
 	LastFull       bool
 	LastSuccess    time.Time
@@ -103,6 +95,10 @@ type Status struct {
 	Listening        bool
 	ListenReconnects int64
 	Notifications    int64
+	// Barriers counts the barriers passed before loads that notifications
+	// woke (see settler); BarrierWaitedOut the locks in them that another
+	// session held past the barrier's wait.
+	Barriers, BarrierWaitedOut int64
 }
 
 // New makes a loader reading db into store.
@@ -113,17 +109,14 @@ func New(db *DB, store *memstore.Store, opt Options) *Loader {
 	if opt.Log == nil {
 		opt.Log = slog.Default()
 	}
-	if opt.Overlap == 0 {
-		opt.Overlap = 30 * time.Second
-	}
-	if opt.OverlapEvery <= 0 {
-		opt.OverlapEvery = 5 * time.Second
-	}
-	if opt.ListenDB == nil {
-		opt.ListenDB = db
+	if opt.Primary == nil {
+		opt.Primary = db
 	}
 	if opt.ListenTimeout <= 0 {
-		opt.ListenTimeout = 10 * time.Second
+		opt.ListenTimeout = 5 * time.Second
+	}
+	if opt.PollEvery <= 0 {
+		opt.PollEvery = 10 * time.Second
 	}
 	if opt.LoadGap == 0 {
 		opt.LoadGap = 25 * time.Millisecond
@@ -139,6 +132,9 @@ func (l *Loader) Status() Status {
 	st.Listening = l.watcher.up.Load()
 	st.ListenReconnects = l.watcher.reconnects.Load()
 	st.Notifications = l.watcher.notes.Load()
+	if s := l.settler.Load(); s != nil {
+		st.Barriers, st.BarrierWaitedOut = s.barriers.Load(), s.waitedOut.Load()
+	}
 	return st
 }
 
@@ -189,24 +185,11 @@ func (l *Loader) loadFlags(ctx context.Context, withTrends bool) (int, bool, err
 	if err != nil {
 		return 0, full, err
 	}
-	if !full && snap.Len() != snap.approvedInDB {
-		// Something changed that the watermark cannot see (a deleted row,
-		// a clock step): read everything again.
-		full = true
-		snap, rows, err = l.read(ctx, prev, true, withTrends, now)
-		if err != nil {
-			return 0, full, err
-		}
-	}
 	if full = snap.full; full {
 		l.lastFull = now
 	}
-	if full || snap.long {
-		l.lastLong = now
-	}
-	l.flagWM, l.changes = snap.flagWM, snap.changes
+	l.pos = snap.pos
 	l.flagRows = snap.flagRows
-	l.writing.Store(snap.writing)
 	historyArrived := prev != nil && prev.Trends == nil && snap.Trends != nil
 	l.store.SetSnapshot(snap.Snapshot)
 	if full || historyArrived {
@@ -218,93 +201,51 @@ func (l *Loader) loadFlags(ctx context.Context, withTrends bool) (int, bool, err
 }
 
 // testHookAfterFlags, when set by a test, runs between a load's read of
-// the flags and its count of them.
+// the flags and its read of the statistics.
 var testHookAfterFlags func()
 
 // loadResult is what one load read: the snapshot built and what the
 // next load needs to know of it.
 type loadResult struct {
 	*memstore.Snapshot
-	approvedInDB int
-	flagWM       int64
-	writing      bool // another client held a write open (see pgWriting)
-	changes      changeLog
-	full         bool // every approved flag was read
-	long         bool // the flags changed within the whole Overlap were read
-	flagRows     int  // flag rows read whole
+	pos      position // what this load has seen
+	full     bool     // every approved flag was read
+	flagRows int      // flag rows read
 }
 
-// shortOverlap is how far back a load reads between the loads that read
-// back the whole Overlap: a write stamped this much before it commits
-// shows at once, a later one within Options.OverlapEvery (on PostgreSQL
-// the watermark holds back to the start of a write still open, where the
-// role may see it; see pgWatermark).
-const shortOverlap = 250 * time.Millisecond
-
-// heldBack is how far back from now (the loader's clock) a short load's
-// window may start and still be read whole; one that starts further back,
-// its watermark held back by an open write (or the database's clock
-// behind the loader's), reads the versions first (readUnheld).
-const heldBack = 2 * time.Second
-
-// read runs one load's queries in one read transaction (DB.BeginRead),
-// so that flags, trends and aggregates agree.
+// read runs one load's queries in one read transaction (DB.beginLoad),
+// so that flags, trends and aggregates agree. An incremental load reads
+// the rows the last load's position has not seen (see position); a full
+// one every approved flag.
 func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTrends bool, now time.Time) (*loadResult, int, error) {
-	// The watermark first, outside the load's transaction: a write still
-	// open now is counted in it (see pgWatermark), and one that commits
-	// from now on is in the transaction's snapshot, taken later.
-	b := &loadResult{}
-	if err := l.db.QueryRowContext(ctx, l.db.q.watermark).Scan(&b.flagWM, &b.writing); err != nil {
-		return nil, 0, fmt.Errorf("load: %w", err)
-	}
-	if p := l.opt.ListenDB; l.opt.Listen && p != l.db && p.Dialect == Postgres && l.watcher.up.Load() {
-		// A standby's sessions hold no transaction ids: the writes that
-		// may commit after this load are open on the primary. Asked only
-		// while the primary's feed is up, and a failure is no open write:
-		// the loads from the replica never wait on the primary.
-		if err := p.QueryRowContext(ctx, p.q.writing).Scan(&b.writing); err != nil {
-			b.writing = false
-		}
-	}
-	tx, err := l.db.BeginRead(ctx)
+	ld, err := l.db.beginLoad(ctx, l.pos)
 	if err != nil {
 		return nil, 0, fmt.Errorf("load: %w", err)
 	}
-	defer tx.Rollback()
-	var r reader = tx
-	unseen, log, err := l.db.readChanges(ctx, r, l.changes)
+	defer ld.close()
+	b := &loadResult{pos: ld.pos}
+	full = full || ld.reload
+	unseen, err := l.db.readChanges(ctx, ld, l.pos)
 	if err != nil {
 		return nil, 0, fmt.Errorf("load changes: %w", err)
 	}
-	b.changes = log
 	trendsFull := prev == nil || prev.Trends == nil
 	var snapshotDays []string
 	for _, c := range unseen {
 		if c.kind == "snapshot" {
 			snapshotDays = append(snapshotDays, c.day)
 		} else {
-			full, trendsFull = true, true // an import or a seed: read everything again
+			// An import or a seed, or what no stamp shows (approved
+			// flags deleted, a table truncated): read everything again.
+			full, trendsFull = true, true
 		}
 	}
 	var flags []memstore.FlagInput
-	versions := 0 // version rows read (readUnheld)
-	switch {
-	case full:
-		flags, err = l.db.readFlags(ctx, r, l.db.q.allApproved)
-	default:
-		overlap := min(l.opt.Overlap, shortOverlap)
-		if now.Sub(l.lastLong) >= l.opt.OverlapEvery {
-			b.long, overlap = true, l.opt.Overlap
-		}
-		since := time.UnixMilli(l.flagWM).Add(-overlap)
-		if b.long || now.Sub(since) > heldBack {
-			// A long read back, or a window an open write holds back
-			// (see pgWatermark), up to minutes: whole, every flag changed
-			// in it would be read again by every load.
-			flags, versions, err = l.db.readUnheld(ctx, r, prev, since)
-		} else {
-			flags, err = l.db.readFlags(ctx, r, l.db.q.changedSince, tsText(since))
-		}
+	if full {
+		flags, err = l.db.readFlags(ctx, ld, l.db.q.allApproved)
+	} else {
+		next, running := l.db.unseenArgs(l.pos)
+		flags, err = l.db.readFlags(ctx, ld, l.db.q.unseenFlags, next, running)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("load flags: %w", err)
@@ -312,9 +253,6 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	b.flagRows = len(flags)
 	if testHookAfterFlags != nil {
 		testHookAfterFlags()
-	}
-	if err := r.QueryRowContext(ctx, l.db.q.approvedN).Scan(&b.approvedInDB); err != nil {
-		return nil, 0, fmt.Errorf("count flags: %w", err)
 	}
 
 	today := memstore.DayOf(now)
@@ -325,14 +263,14 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	case !withTrends:
 		// The first load: ready on flags; the history follows (see Run).
 	case trendsFull:
-		trends, trendRows, err = l.db.readAllTrends(ctx, r, l.db.q.trendsFrom, oldest)
+		trends, trendRows, err = l.db.readAllTrends(ctx, ld, l.db.q.trendsFrom, oldest)
 		if err != nil {
 			return nil, 0, fmt.Errorf("load trends: %w", err)
 		}
 	default:
 		var rows []memstore.TrendRow
 		for _, day := range snapshotDays {
-			got, err := l.db.readTrendDay(ctx, r, day)
+			got, err := l.db.readTrendDay(ctx, ld, day)
 			if err != nil {
 				return nil, 0, fmt.Errorf("load trends of %s: %w", day, err)
 			}
@@ -343,8 +281,7 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	}
 
 	// The vote times of a flag the snapshot already holds as read are in
-	// the windows: a vote moves its flag's counts and updated_at. Most of
-	// the flags a long read back reads again are such.
+	// the windows: a vote moves its flag's counts and stamp.
 	voted := flags
 	if !full && prev != nil {
 		voted = nil
@@ -354,7 +291,7 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 			}
 		}
 	}
-	agg, voteRows, err := l.readAggregates(ctx, r, full, voted, now)
+	agg, voteRows, err := l.readAggregates(ctx, ld, full, voted, now)
 	if err != nil {
 		return nil, 0, fmt.Errorf("load stats: %w", err)
 	}
@@ -364,7 +301,7 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	}
 	b.Snapshot = snap
 	b.full = full
-	return b, versions + len(flags) + trendRows + voteRows, nil
+	return b, len(flags) + trendRows + voteRows, nil
 }
 
 // LoadKeys reads the active API keys and swaps the key set in.
@@ -391,39 +328,53 @@ func (l *Loader) LoadKeys(ctx context.Context) error {
 }
 
 // readKeys reads the active keys from the primary when the flags are read
-// from a replica (ListenDB is the primary then): the primary notifies a
-// revocation at its commit, and a replica that has not replayed it yet
-// would keep the key a second longer, past the contract's 250 ms. The
-// table is small. When the primary cannot be read, the replica is.
+// from a replica: the primary notifies a revocation at its commit, and a
+// replica that has not replayed it yet would keep the key past the
+// contract's 250 ms. The table is small. While the listener is down (the
+// primary may not answer) and when the primary cannot be read within
+// keyTimeout, the replica is read.
 func (l *Loader) readKeys(ctx context.Context) ([][32]byte, []memstore.Key, error) {
-	if p := l.opt.ListenDB; p != l.db {
-		hashes, keys, err := p.ReadKeys(ctx)
+	if p := l.opt.Primary; p != l.db && (!l.opt.Listen || l.watcher.up.Load()) {
+		pctx, cancel := context.WithTimeout(ctx, keyTimeout)
+		hashes, keys, err := p.ReadKeys(pctx)
+		cancel()
 		if err == nil || ctx.Err() != nil {
 			return hashes, keys, err
 		}
-		l.opt.Log.Warn("key load from the primary failed; reading the replica", "err", err)
+		l.opt.Log.Warn("key load from the primary failed; reading the replica", "err", p.Explain(err))
 	}
 	return l.db.ReadKeys(ctx)
 }
+
+// keyTimeout bounds a key load from the primary before the replica is
+// read instead.
+const keyTimeout = 2 * time.Second
 
 // Run keeps the store loaded until ctx ends. The key load and the flag
 // load run on their own, neither waiting for the other: a key revoked
 // while the trend history loads is refused all the same. Each load runs
 // when the database says something changed (with Options.Listen), on each
-// tick of its schedule (parsed by package config: the safety net), and
-// again at once after a failure of its first load; at most one of each is
-// in flight and one pending, whatever the rate of changes. ready is
-// called once both first loads have succeeded (the flags without their
-// trend history, which follows).
+// tick of its schedule (parsed by package config: the safety net), every
+// Options.PollEvery while the listener is down, and again at once after a
+// failure of its first load; at most one of each is in flight and one
+// pending, whatever the rate of changes. ready is called once both first
+// loads have succeeded (the flags without their trend history, which
+// follows).
 func (l *Loader) Run(ctx context.Context, fs, ks cron.Schedule, ready func()) error {
 	w := newWakes()
 	if l.opt.Listen {
+		l.watcher.lost = make(chan struct{}, 1)
 		watching := make(chan struct{})
 		go func() {
 			defer close(watching)
-			l.watch(ctx, l.opt.ListenDB, w)
+			l.watch(ctx, l.opt.Primary, w)
 		}()
-		defer func() { <-watching }()
+		polling := make(chan struct{})
+		go func() {
+			defer close(polling)
+			l.poll(ctx, w)
+		}()
+		defer func() { <-watching; <-polling }()
 	}
 	c := cron.New(cron.WithLocation(time.UTC))
 	c.Schedule(ks, cron.FuncJob(w.wakeKeys))
@@ -454,6 +405,30 @@ func (l *Loader) Run(ctx context.Context, fs, ks cron.Schedule, ready func()) er
 	err := l.runFlags(ctx, w.flags, flagsFirst)
 	<-keysDone
 	return err
+}
+
+// poll rings the loads while the listener is down: both at once when it
+// goes down, then the flags every PollEvery and the keys every half of
+// it, as with listening off, until it is back. With listening on the
+// schedules are a backstop a minute apart.
+func (l *Loader) poll(ctx context.Context, w *wakes) {
+	t := time.NewTicker(l.opt.PollEvery / 2)
+	defer t.Stop()
+	for n := 0; ; n++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.watcher.lost:
+			w.wakeAll()
+		case <-t.C:
+			if !l.watcher.up.Load() {
+				w.wakeKeys()
+				if n%2 == 0 {
+					w.wakeFlags()
+				}
+			}
+		}
+	}
 }
 
 // runKeys loads the keys until it succeeds, closes first, then loads
@@ -500,8 +475,6 @@ func (l *Loader) runFlags(ctx context.Context, wake chan struct{}, first chan<- 
 	st = l.Status()
 	l.opt.Log.Info("trend history loaded", "trend_points", l.store.Snapshot().Trends.Rows(),
 		"trend_bytes", l.store.Snapshot().Trends.Bytes(), "duration_ms", st.LastDuration.Milliseconds())
-	follow := followUp{wake: wake}
-	defer follow.stop()
 	var last time.Time // the start of the last load
 	for {
 		select {
@@ -523,7 +496,6 @@ func (l *Loader) runFlags(ctx context.Context, wake chan struct{}, first chan<- 
 		last = time.Now()
 		err := withTimeout(ctx, 5*time.Minute, l.LoadFlags)
 		l.logErr(err, "flag load failed")
-		follow.after(l.opt.Listen && err == nil && l.writing.Load())
 	}
 }
 

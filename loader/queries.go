@@ -2,7 +2,6 @@ package loader
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -12,15 +11,10 @@ import (
 // are written with ? placeholders and rebound once for the dialect.
 type queries struct {
 	allApproved   string
-	changedSince  string
-	versionsSince string // what tells a flag's version: id, status, counts, updated_at
-	flagsOf       string // the flags ids: IN (?) expanded by sqlx.In
-	approvedN     string
+	unseenFlags   string // the flags a position has not seen (unseenWhere)
 	trendsFrom    string
 	trendsDay     string
-	watermark     string
-	writing       string // PostgreSQL: whether another client holds a write open (pgWriting)
-	changes       string
+	unseenChanges string // the rows of data_changes a position has not seen
 	users         string
 	voteTimes     string // every vote of an approved flag since ?
 	voteTimesOf   string // the votes since ? of some flags: IN (?) expanded by sqlx.In
@@ -31,41 +25,6 @@ type queries struct {
 
 // ms is the dialect's expression for a timestamp column in Unix
 // milliseconds; day for a DATE column in days since the epoch.
-// pgWatermark is how far back the next load on PostgreSQL reads changed
-// flags from (less the overlap): now, or the start of the oldest
-// transaction of another client that has written (it has an xid) and is
-// still open, if earlier, as a write it holds is stamped after its start
-// (updated_at is the statement's clock) and may commit after this load;
-// at most maxOpenWrite back. Read-only transactions (a report, an export,
-// another instance's load) hold nothing back. A role that may not see
-// other roles' sessions (pg_read_all_stats) sees no xact_start for them,
-// and a standby no xid: now.
-var pgWatermark = "GREATEST(LEAST(now(), COALESCE((SELECT min(xact_start) FROM pg_stat_activity " +
-	"WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' " +
-	"AND backend_xid IS NOT NULL), now())), now() - interval '" + strconv.Itoa(int(maxOpenWrite/time.Second)) + " seconds')"
-
-// pgWriting tells whether another client is running a write (a
-// transaction that has written and is executing a statement or its
-// commit, begun within maxOpenWrite): a change it makes may commit after
-// this load without notifying, so the load reads again shortly (see
-// Loader.followUp). A transaction that did not notify, because another
-// was notifying as it committed (migration 00004), skipped it in its
-// commit: it is committing, so active, when that other one's
-// notification wakes the load, or committed and seen. One idle in its
-// transaction notifies at its own commit, or coalesces then with another
-// that does: it asks for no follow-up while it sits (it used to, once a
-// second for as long as it stayed open). Where the state is not known
-// (track_activities off: "disabled"; another role's session without
-// pg_read_all_stats: NULL) the write counts as running, as before.
-var pgWriting = "EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() " +
-	"AND backend_type = 'client backend' AND backend_xid IS NOT NULL AND coalesce(state, '') NOT LIKE 'idle in transaction%' AND xact_start > now() - interval '" +
-	strconv.Itoa(int(maxOpenWrite/time.Second)) + " seconds')"
-
-// maxOpenWrite bounds how long a write may wait for its commit and still
-// show on the next tick: a write held open longer shows at the next full
-// reload (full_reload, 10 minutes by default).
-const maxOpenWrite = 10 * time.Minute
-
 func msExpr(d Dialect, col string) string {
 	if d == Postgres {
 		return fmt.Sprintf("(extract(epoch FROM %s) * 1000)::bigint", col)
@@ -141,18 +100,12 @@ func queriesFor(d Dialect) *queries {
 	}
 	ts, day := tsParam(d), dayParam(d)
 	q := &queries{
-		allApproved:  "SELECT " + cols + " FROM flags" + notIndexed + " WHERE status = 'APPROVED'",
-		changedSince: "SELECT " + cols + " FROM flags WHERE updated_at >= " + ts,
-		versionsSince: "SELECT id, status, red_count, green_count, " + msExpr(d, "updated_at") +
-			" FROM flags WHERE updated_at >= " + ts,
-		flagsOf:   "SELECT " + cols + " FROM flags WHERE id IN (?)",
-		approvedN: "SELECT approved FROM flag_totals", // kept by triggers (migration 00003)
+		allApproved: "SELECT " + cols + " FROM flags" + notIndexed + " WHERE status = 'APPROVED'",
+		unseenFlags: "SELECT " + cols + " FROM flags WHERE " + unseenWhere(d),
 		trendsFrom: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots" + notIndexed + " WHERE day >= " + day +
 			" ORDER BY flag_id, day",
-		watermark: "SELECT " + msExpr(d, map[Dialect]string{Postgres: pgWatermark, SQLite: "'now'"}[d]) +
-			", " + map[Dialect]string{Postgres: pgWriting, SQLite: "0"}[d],
-		writing: "SELECT " + pgWriting,
-		changes: "SELECT id, kind, COALESCE(" + dayTextExpr(d, "day") + ", '') FROM data_changes WHERE id > ? ORDER BY id",
+		unseenChanges: "SELECT kind, COALESCE(" + dayTextExpr(d, "day") + ", '') FROM data_changes WHERE " + unseenWhere(d) +
+			" ORDER BY stamp",
 		trendsDay: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots WHERE day = " + day +
 			" ORDER BY flag_id, day",
 		users: "SELECT count(*) FROM users",
@@ -166,7 +119,7 @@ func queriesFor(d Dialect) *queries {
 			"SELECT id, " + day + ", red_count, green_count FROM flags WHERE true ON CONFLICT (flag_id, day) DO NOTHING",
 	}
 	bind := bindOf(d)
-	for _, p := range []*string{&q.allApproved, &q.changedSince, &q.versionsSince, &q.approvedN, &q.trendsFrom, &q.trendsDay, &q.watermark, &q.changes,
+	for _, p := range []*string{&q.allApproved, &q.unseenFlags, &q.trendsFrom, &q.trendsDay, &q.unseenChanges,
 		&q.users, &q.voteTimes, &q.activeKeys, &q.snapshotDay} {
 		*p = sqlx.Rebind(bind, *p)
 	}

@@ -3,7 +3,6 @@ package loader_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/flagpole/flagpole/loader"
 	"github.com/flagpole/flagpole/loader/loadertest"
@@ -24,7 +23,7 @@ func TestLoadReadsOneSnapshot(t *testing.T) {
 				t.Fatal(err)
 			}
 			store := &memstore.Store{}
-			ld := loader.New(db, store, loader.Options{Overlap: time.Minute})
+			ld := loader.New(db, store, loader.Options{})
 			if err := ld.LoadFlags(ctx); err != nil {
 				t.Fatal(err)
 			}

@@ -39,83 +39,57 @@ func (w *wakes) wakeFlags() { ring(w.flags) }
 func (w *wakes) wakeKeys()  { ring(w.keys) }
 func (w *wakes) wakeAll()   { w.wakeFlags(); w.wakeKeys() }
 
-// How long after a notification the flag load runs once more: trailing
-// for a vote that committed just after the notifying one, replicaEcho
-// for a loader that reads a replica, which may not have replayed the
-// change yet.
-const (
-	trailing    = 50 * time.Millisecond
-	replicaEcho = time.Second
-)
-
-// echo returns ring, which also rings once more d later; at most one such
-// second ring is pending.
-func echo(ring func(), d time.Duration) func() {
-	var pending atomic.Bool
-	return func() {
-		ring()
-		if pending.CompareAndSwap(false, true) {
-			time.AfterFunc(d, func() {
-				pending.Store(false)
-				ring()
-			})
-		}
-	}
-}
-
-// followUp rings the flag load again while the database has writes open
-// after a load: a transaction that did not notify (migration 00004) is
-// one of them until it commits. The delay doubles from 20 ms to 1 s while
-// writes stay open, and starts over once a load finds none.
-type followUp struct {
-	wake  chan struct{}
-	delay time.Duration
-	timer *time.Timer
-}
-
-// after is told, after each load, whether writes were open.
-func (f *followUp) after(open bool) {
-	if !open {
-		f.delay = 0
-		return
-	}
-	f.delay = min(max(2*f.delay, 20*time.Millisecond), time.Second)
-	f.stop()
-	f.timer = time.AfterFunc(f.delay, func() { ring(f.wake) })
-}
-
-func (f *followUp) stop() {
-	if f.timer != nil {
-		f.timer.Stop()
-	}
-}
-
 // watcher tells whether the database's change feed is up.
 type watcher struct {
 	up         atomic.Bool
 	reconnects atomic.Int64
-	notes      atomic.Int64 // notifications (PostgreSQL) or counter changes (SQLite) seen
+	notes      atomic.Int64  // notifications (PostgreSQL) or counter changes (SQLite) seen
+	lost       chan struct{} // one slot: the feed went down (see Loader.poll)
+}
+
+// down marks the feed down and tells the loads, which poll until it is
+// back.
+func (w *watcher) down() {
+	w.up.Store(false)
+	if w.lost != nil {
+		ring(w.lost)
+	}
 }
 
 // watch wakes the loads when db changes, until ctx ends: on PostgreSQL
-// through LISTEN, on SQLite by reading the file's change counter.
+// through LISTEN, a notification of the flags going through the settler
+// (see settler); on SQLite by reading the file's change counter.
 func (l *Loader) watch(ctx context.Context, db *DB, w *wakes) {
-	if db.Dialect == Postgres {
-		l.listen(ctx, db, w)
-	} else {
+	if db.Dialect != Postgres {
 		l.pollDataVersion(ctx, db, w)
+		return
 	}
+	var replica *DB
+	if l.db != db {
+		replica = l.db
+	}
+	s := newSettler(db, replica, w.wakeFlags, l.logErr)
+	l.settler.Store(s)
+	settled := make(chan struct{})
+	go func() {
+		defer close(settled)
+		s.run(ctx)
+	}()
+	defer func() { <-settled }()
+	l.listen(ctx, db, s.ring, w.wakeKeys)
 }
 
 // listen holds one LISTEN connection (lib/pq's Listener, which reconnects
 // by itself) and rings the loads on each notification. A connection that
 // comes back rings both loads, as notifications sent while it was away are
 // lost. The connection is silent while nothing changes, so its reads have
-// no deadline; instead, when no notification has come for three listener
-// timeouts, a ping must be answered within one, or the connection is
+// no deadline; instead, when no notification has come for a listener
+// timeout, a ping must be answered within one, or the connection is
 // dropped and dialled again: a stall (a partition, a frozen server) is
-// found within four timeouts, at the cost of one statement every three.
-func (l *Loader) listen(ctx context.Context, db *DB, w *wakes) {
+// found within two timeouts (10 s by default, the poll interval the loads
+// fall back to meanwhile), at the cost of an empty statement every
+// timeout while nothing changes.
+func (l *Loader) listen(ctx context.Context, db *DB, wakeFlags, wakeKeys func()) {
 	timeout := l.opt.ListenTimeout
 	dialer := newPGDialer(timeout)
 	dialer.quietReads = true
@@ -127,11 +101,11 @@ func (l *Loader) listen(ctx context.Context, db *DB, w *wakes) {
 			l.opt.Log.Info("change listener reconnected")
 		case pq.ListenerEventDisconnected:
 			if ctx.Err() == nil {
-				l.watcher.up.Store(false)
+				l.watcher.down()
 				l.opt.Log.Warn("change listener disconnected; reconnecting", "err", db.Explain(err))
 			}
 		case pq.ListenerEventConnectionAttemptFailed:
-			l.watcher.up.Store(false)
+			l.watcher.down()
 			l.logErr(db.Explain(err), "change listener cannot connect; retrying")
 		}
 	})
@@ -150,15 +124,10 @@ func (l *Loader) listen(ctx context.Context, db *DB, w *wakes) {
 			return
 		}
 		l.watcher.up.Store(true)
-		w.wakeAll() // what changed before LISTEN took effect
+		wakeFlags() // what changed before LISTEN took effect
+		wakeKeys()
 	}()
 	go l.ping(ctx, ln, dialer)
-	wakeFlags, wakeKeys := echo(w.wakeFlags, trailing), w.wakeKeys
-	if db != l.db {
-		// The loads read a replica, which may not have replayed the
-		// change yet: ring again a little later.
-		wakeFlags, wakeKeys = echo(wakeFlags, replicaEcho), echo(w.wakeKeys, replicaEcho)
-	}
 	for n := range ln.NotificationChannel() {
 		if n != nil {
 			l.watcher.notes.Add(1)
@@ -175,12 +144,12 @@ func (l *Loader) listen(ctx context.Context, db *DB, w *wakes) {
 	}
 }
 
-// ping checks the listener's connection when it has been quiet for three
-// timeouts: a ping unanswered within one drops the connection, which the
+// ping checks the listener's connection when it has been quiet for a
+// timeout: a ping unanswered within one drops the connection, which the
 // listener then dials again (and rings both loads).
 func (l *Loader) ping(ctx context.Context, ln *pq.Listener, dialer *pgDialer) {
 	timeout := l.opt.ListenTimeout
-	t := time.NewTicker(3 * timeout)
+	t := time.NewTicker(timeout)
 	defer t.Stop()
 	last := l.watcher.notes.Load()
 	for {
@@ -201,7 +170,7 @@ func (l *Loader) ping(ctx context.Context, ln *pq.Listener, dialer *pgDialer) {
 		case <-done: // answered, or no connection: the listener is dialling
 		case <-time.After(timeout):
 			l.opt.Log.Warn("change listener did not answer a ping; reconnecting", "timeout_ms", timeout.Milliseconds())
-			l.watcher.up.Store(false)
+			l.watcher.down()
 			dialer.drop()
 		}
 	}
@@ -266,7 +235,7 @@ func (l *Loader) pollDataVersion(ctx context.Context, db *DB, w *wakes) {
 			}
 		}
 		if err != nil && ctx.Err() == nil {
-			l.watcher.up.Store(false)
+			l.watcher.down()
 			l.logErr(err, "reading the database's change counter failed")
 			if conn != nil {
 				conn.Close()

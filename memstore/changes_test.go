@@ -155,16 +155,13 @@ func TestHolds(t *testing.T) {
 		if got := s.Holds(&c.in); got != c.want {
 			t.Errorf("Holds(%s approved %v red %d) = %v, want %v", c.in.ID, c.in.Approved, c.in.Red, got, c.want)
 		}
-		if got := s.HoldsVersion(c.in.ID, c.in.Approved, c.in.Red, c.in.Green, c.in.UpdatedAt.UnixMilli()); got != c.want {
-			t.Errorf("HoldsVersion(%s approved %v red %d) = %v, want %v", c.in.ID, c.in.Approved, c.in.Red, got, c.want)
-		}
 	}
 	greener, later := in, in
 	greener.Green++
 	later.UpdatedAt = later.UpdatedAt.Add(time.Millisecond) // an edit of a text, say
 	for _, c := range []FlagInput{greener, later} {
-		if s.HoldsVersion(c.ID, c.Approved, c.Red, c.Green, c.UpdatedAt.UnixMilli()) {
-			t.Errorf("HoldsVersion holds green %d updated %v, the snapshot has green %d updated %v", c.Green, c.UpdatedAt, in.Green, in.UpdatedAt)
+		if s.Holds(&c) {
+			t.Errorf("Holds holds green %d updated %v, the snapshot has green %d updated %v", c.Green, c.UpdatedAt, in.Green, in.UpdatedAt)
 		}
 	}
 }

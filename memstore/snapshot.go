@@ -152,21 +152,6 @@ func (s *Snapshot) Holds(in *FlagInput) bool {
 	return ok && s.flags.at(i).sameAs(in, cat)
 }
 
-// HoldsVersion reports whether the snapshot holds the version of a flag
-// that these fields tell (what a row of the flags table says of it): for
-// an approved flag, the flag with these counts and this updated_at, which
-// every change of a flag's row bumps; for one not approved, none. It is
-// Holds for a read that fetches only these columns, and a load then reads
-// whole only the rows it does not hold.
-func (s *Snapshot) HoldsVersion(id string, approved bool, red, green, updatedMS int64) bool {
-	i, ok := s.byID.get(id, &s.flags)
-	if !ok || !approved {
-		return ok == approved
-	}
-	f := s.flags.at(i)
-	return f.Red == red && f.Green == green && f.updatedMS == updatedMS
-}
-
 // PosOf returns the slot of f, which must be a flag of this snapshot (a
 // page's or a search hit's).
 func (s *Snapshot) PosOf(f *Flag) int {

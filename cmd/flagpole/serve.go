@@ -180,7 +180,7 @@ func (p *program) newLoader(lm *loadMetrics) {
 	// The primary is listened to even when a replica is read: a standby
 	// cannot LISTEN.
 	p.loader = loader.New(p.src, p.store, loader.Options{FullEvery: p.cfg.FullReload, Log: p.log, OnLoad: onLoad,
-		Listen: p.cfg.Listen, ListenDB: p.db, ListenTimeout: min(p.cfg.DBTimeout, 10*time.Second)})
+		Listen: p.cfg.Listen, Primary: p.db, ListenTimeout: min(p.cfg.DBTimeout, 5*time.Second)})
 }
 
 // newAPI makes the API, with the shared rate limiter when Redis is set.

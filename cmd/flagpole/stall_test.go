@@ -14,10 +14,10 @@ import (
 	"github.com/flagpole/flagpole/loader/loadertest"
 )
 
-// The queries a proxy stalls on: the first statement of a flag load after
-// its clock read, and the key load.
+// The queries a proxy stalls on: the first statement of a flag load (the
+// transactions' state, loader/position.go), and the key load.
 const (
-	flagLoadQuery = "FROM data_changes WHERE id >"
+	flagLoadQuery = "pg_current_snapshot() AS s"
 	keyLoadQuery  = "FROM api_keys WHERE revoked_at IS NULL"
 )
 

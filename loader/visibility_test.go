@@ -1,0 +1,420 @@
+package loader_test
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/flagpole/flagpole/loader"
+	"github.com/flagpole/flagpole/loader/loadertest"
+	"github.com/flagpole/flagpole/memstore"
+)
+
+// The tests of this file hold the loads to the database's own
+// transaction visibility (loader/position.go, loader/settle.go): what a
+// load has seen does not depend on clocks, on the order of commits, on how
+// long a transaction stays open, on which role wrote, on a replica's lag,
+// or on a table truncated or restored.
+
+// startOn runs a loader that reads db and listens to primary, with
+// hour-long schedules: only the database's wake-ups load. It returns once
+// the loads that its start rang are done.
+func startOn(t *testing.T, db, primary *loader.DB) (*loader.Loader, *memstore.Store) {
+	t.Helper()
+	store := &memstore.Store{}
+	var mu sync.Mutex
+	loads := 0
+	ld := loader.New(db, store, loader.Options{Listen: true, Primary: primary,
+		OnLoad: func(job string, _ time.Duration, _ int, _ error) {
+			mu.Lock()
+			loads++
+			mu.Unlock()
+		}})
+	ready, done := make(chan struct{}), make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { defer close(done); ld.Run(ctx, never, never, func() { close(ready) }) }()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case <-ready:
+	case <-time.After(time.Minute):
+		t.Fatal("the loader was not ready within a minute")
+	}
+	waitFor(t, "listening", func() bool { return ld.Status().Listening })
+	count := func() int { mu.Lock(); defer mu.Unlock(); return loads }
+	for n, quiet := count(), 0; quiet < 5; quiet++ {
+		time.Sleep(100 * time.Millisecond)
+		if m := count(); m != n {
+			n, quiet = m, 0
+		}
+	}
+	return ld, store
+}
+
+// counts returns the served red and green of a flag, ok false when it is
+// not served.
+func counts(s *memstore.Store, id string) (red, green int64, ok bool) {
+	for f := range s.Snapshot().Flags() {
+		if f.ID() == id {
+			return f.Red, f.Green, true
+		}
+	}
+	return 0, 0, false
+}
+
+// agrees waits until the snapshot serves exactly the approved flags of
+// db with their counts.
+func agrees(t *testing.T, what string, db *loader.DB, s *memstore.Store) {
+	t.Helper()
+	type row struct {
+		ID    string `db:"id"`
+		Red   int64  `db:"red_count"`
+		Green int64  `db:"green_count"`
+	}
+	var want []row
+	if err := db.Select(&want, "SELECT id, red_count, green_count FROM flags WHERE status = 'APPROVED'"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		snap := s.Snapshot()
+		bad := ""
+		if snap.Len() != len(want) {
+			bad = fmt.Sprintf("%d flags served, %d approved", snap.Len(), len(want))
+		}
+		for _, w := range want {
+			if bad != "" {
+				break
+			}
+			if red, green, ok := counts(s, w.ID); !ok || red != w.Red || green != w.Green {
+				bad = fmt.Sprintf("flag %s: served %v %d/%d, database %d/%d", w.ID, ok, red, green, w.Red, w.Green)
+			}
+		}
+		if bad == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 30 s: %s", what, bad)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestCommitOrderAndOpenTransactions: a vote whose transaction began
+// first and commits last, after loads that read later votes, shows once
+// it commits; a transaction left open (it has written) holds nothing
+// back: each load reads the flags voted on since the one before, not
+// every flag changed since that transaction began (before: a load read
+// the window back to its start, versions first, and a vote stamped more
+// than the short overlap before a load's watermark waited for a long one).
+func TestCommitOrderAndOpenTransactions(t *testing.T) {
+	db, _ := loadertest.Open(t, loader.Postgres)
+	ctx := context.Background()
+	if err := db.Seed(ctx, loader.SeedOptions{Flags: 200, Users: 5, Days: 2, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	store := &memstore.Store{}
+	ld := loader.New(db, store, loader.Options{})
+	if err := ld.LoadFlags(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	if err := db.Select(&ids, "SELECT id FROM flags WHERE status = 'APPROVED' ORDER BY id"); err != nil {
+		t.Fatal(err)
+	}
+	db.MustExec("INSERT INTO users (id) VALUES ('late'), ('early'), ('idle')")
+
+	// Left open for the whole test, after a write of its own.
+	idle, err := db.Beginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Rollback()
+	idle.MustExec("UPDATE users SET created_at = created_at WHERE id = 'idle'")
+	// Begins first, commits last.
+	early, err := db.Beginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer early.Rollback()
+	early.MustExec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, 'early', 'red')", ids[0])
+	red0, _, _ := counts(store, ids[0])
+
+	for i := 1; i <= 60; i++ {
+		db.MustExec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, 'late', 'green')", ids[i])
+	}
+	if err := ld.LoadFlags(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := ld.Status().LastFlagRows; n != 60 {
+		t.Errorf("the load after 60 votes read %d flags, want 60", n)
+	}
+	// A moment passes, longer than the old short overlap: the early vote
+	// was stamped well before what a clock-based load had read up to.
+	time.Sleep(300 * time.Millisecond)
+	for i := 61; i <= 63; i++ {
+		db.MustExec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, 'late', 'green')", ids[i])
+		if err := ld.LoadFlags(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := ld.Status().LastFlagRows; n != 1 {
+			t.Errorf("with two transactions open, the load after one vote read %d flags, want 1", n)
+		}
+	}
+	if err := early.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ld.LoadFlags(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if red, _, _ := counts(store, ids[0]); red != red0+1 {
+		t.Errorf("the vote of the transaction that began first and committed last does not show: red %d, want %d", red, red0+1)
+	}
+	if n := ld.Status().LastFlagRows; n != 1 {
+		t.Errorf("the load after the late commit read %d flags, want 1", n)
+	}
+	if err := ld.LoadFlags(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := ld.Status().LastRows; n != 0 {
+		t.Errorf("a quiet load read %d rows with a transaction open, want 0", n)
+	}
+}
+
+// TestTruncateAndImport: after TRUNCATE flags CASCADE and an import of the
+// export, the snapshot serves what the database holds, and the loads go
+// back to reading what changed (before: the totals' triggers missed the
+// TRUNCATE, counted every flag twice, and every load from then on read
+// every flag).
+func TestTruncateAndImport(t *testing.T) {
+	db, _ := loadertest.Open(t, loader.Postgres)
+	ctx := context.Background()
+	if err := db.Seed(ctx, loader.SeedOptions{Flags: 150, Users: 5, Days: 2, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	store := &memstore.Store{}
+	ld := loader.New(db, store, loader.Options{})
+	if err := ld.LoadFlags(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var dump strings.Builder
+	if _, err := db.Export(ctx, &dump, nil); err != nil {
+		t.Fatal(err)
+	}
+	db.MustExec("TRUNCATE flags CASCADE")
+	if err := ld.LoadFlags(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := store.Snapshot().Len(); n != 0 {
+		t.Errorf("after TRUNCATE the snapshot serves %d flags", n)
+	}
+	if _, err := db.Import(ctx, strings.NewReader(dump.String()), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := ld.LoadFlags(ctx); err != nil {
+		t.Fatal(err)
+	}
+	agrees(t, "after the import", db, store)
+	voteAndCount(t, db, ld, store)
+}
+
+// voteAndCount votes on one flag and checks that the next load reads it
+// alone.
+func voteAndCount(t *testing.T, db *loader.DB, ld *loader.Loader, store *memstore.Store) {
+	t.Helper()
+	var id string
+	if err := db.Get(&id, "SELECT id FROM flags WHERE status = 'APPROVED' ORDER BY id LIMIT 1"); err != nil {
+		t.Fatal(err)
+	}
+	red, _, _ := counts(store, id)
+	db.MustExec("INSERT INTO users (id) VALUES ('after') ON CONFLICT DO NOTHING")
+	db.MustExec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, 'after', 'red')", id)
+	if err := ld.LoadFlags(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := ld.Status().LastFlagRows; n != 1 {
+		t.Errorf("the load after one vote read %d flags, want 1", n)
+	}
+	if got, _, _ := counts(store, id); got != red+1 {
+		t.Errorf("the vote does not show: red %d, want %d", got, red+1)
+	}
+}
+
+// TestRestoreOfADump: pg_restore --clean of an older pg_dump drops the
+// tables and creates them again with the dump's rows (their triggers come
+// last, so the rows keep the stamps they were dumped with): the next load
+// serves what was restored, and the loads then read what changes.
+func TestRestoreOfADump(t *testing.T) {
+	for _, prog := range []string{"pg_dump", "pg_restore"} {
+		if _, err := exec.LookPath(prog); err != nil {
+			loadertest.RequirePostgres(t)
+			t.Skipf("%s is not installed", prog)
+		}
+	}
+	db, raw := loadertest.Open(t, loader.Postgres)
+	ctx := context.Background()
+	if err := db.Seed(ctx, loader.SeedOptions{Flags: 120, Users: 5, Days: 2, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	file := t.TempDir() + "/flagpole.dump"
+	if out, err := exec.Command("pg_dump", "-Fc", "-f", file, "-d", raw).CombinedOutput(); err != nil {
+		t.Fatalf("pg_dump: %v\n%s", err, out)
+	}
+	store := &memstore.Store{}
+	ld := loader.New(db, store, loader.Options{})
+	// After the dump: votes, a rejection, an approval the restore undoes.
+	db.MustExec("INSERT INTO users (id) VALUES ('later')")
+	db.MustExec("INSERT INTO votes (flag_id, user_id, color) SELECT id, 'later', 'red' FROM flags WHERE status = 'APPROVED' ORDER BY id LIMIT 30")
+	db.MustExec("UPDATE flags SET status = 'REJECTED' WHERE id = (SELECT id FROM flags WHERE status = 'APPROVED' ORDER BY id DESC LIMIT 1)")
+	db.MustExec("UPDATE flags SET status = 'APPROVED' WHERE id = (SELECT id FROM flags WHERE status = 'PENDING' ORDER BY id LIMIT 1)")
+	if err := ld.LoadFlags(ctx); err != nil {
+		t.Fatal(err)
+	}
+	agrees(t, "before the restore", db, store)
+	// The loader's pooled connections keep no lock the restore waits for.
+	if out, err := exec.Command("pg_restore", "--clean", "--if-exists", "--single-transaction", "-d", raw, file).CombinedOutput(); err != nil {
+		t.Fatalf("pg_restore: %v\n%s", err, out)
+	}
+	if err := ld.LoadFlags(ctx); err != nil {
+		t.Fatal(err)
+	}
+	agrees(t, "after the restore", db, store)
+	voteAndCount(t, db, ld, store)
+}
+
+// TestReplicaLag: the loader reads a real streaming replica that applies
+// each commit 1.5 s after the primary. A vote on the primary shows once
+// the replica has replayed it, woken by the primary's notification alone
+// (hour-long schedules): the load waits for the replica to reach the
+// primary's WAL position (before: it read at once, then again 1 s later,
+// and a vote replayed after that waited for the schedule). A transaction
+// that began first and commits last on the primary shows too: a standby's
+// snapshot lists no running transactions, so which ids are still open is
+// asked of pg_xact_status.
+func TestReplicaLag(t *testing.T) {
+	loadertest.RequirePostgres(t)
+	c := loadertest.StartCluster(t, loadertest.ClusterOptions{ApplyDelay: 1500 * time.Millisecond})
+	ctx := context.Background()
+	primary, err := loader.OpenMigrated(ctx, c.Primary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer primary.Close()
+	if err := primary.Seed(ctx, loader.SeedOptions{Flags: 40, Users: 5, Days: 2, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitReplayed(t)
+	replica, err := loader.Open(ctx, c.Replica)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer replica.Close()
+	ld, store := startOn(t, replica, primary)
+	agrees(t, "the first load", primary, store)
+
+	var ids []string
+	if err := primary.Select(&ids, "SELECT id FROM flags WHERE status = 'APPROVED' ORDER BY id"); err != nil {
+		t.Fatal(err)
+	}
+	primary.MustExec("INSERT INTO users (id) VALUES ('v1'), ('v2')")
+	early, err := primary.Beginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer early.Rollback()
+	early.MustExec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, 'v1', 'red')", ids[0])
+	for i := 1; i <= 3; i++ {
+		primary.MustExec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, 'v2', 'red')", ids[i])
+		want, _, _ := counts(store, ids[i])
+		waitFor30(t, fmt.Sprintf("vote %d shows from the lagging replica", i), func() bool {
+			red, _, _ := counts(store, ids[i])
+			return red == want+1
+		})
+	}
+	if err := early.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	agrees(t, "the transaction that committed last", primary, store)
+	if n := ld.Status().Notifications; n == 0 {
+		t.Error("no notification: the test tests nothing")
+	}
+}
+
+// TestLockHoldersSilenceNothing: other sessions that hold the advisory
+// locks the notifiers and the barrier use (loader/settle.go): one holds a
+// notifiers' lock for good, one the registration, shared. Concurrent
+// votes from 8 connections, in bursts, all show with hour-long schedules
+// (before: a session holding the notifiers' one lock made every coalesced
+// vote skip its notification).
+func TestLockHoldersSilenceNothing(t *testing.T) {
+	loadertest.RequirePostgres(t)
+	db, _ := loadertest.Open(t, loader.Postgres)
+	ctx := context.Background()
+	if err := db.Seed(ctx, loader.SeedOptions{Flags: 30, Users: 5, Days: 2, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"SELECT pg_advisory_lock(7046029254386353131)", "SELECT pg_advisory_lock_shared(7046029254386353133)"} {
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ld, store := startOn(t, db, db)
+	var ids []string
+	if err := db.Select(&ids, "SELECT id FROM flags WHERE status = 'APPROVED' ORDER BY id"); err != nil {
+		t.Fatal(err)
+	}
+	bursts(t, db, ids, 8, 5)
+	agrees(t, "every vote of the bursts", db, store)
+	if n := ld.Status().Notifications; n == 0 {
+		t.Error("no notification: the test tests nothing")
+	}
+}
+
+// bursts votes from writers connections at once, rounds times, each
+// writer a user of its own voting on the next flag.
+func bursts(t *testing.T, db *loader.DB, ids []string, writers, rounds int) {
+	t.Helper()
+	for w := 0; w < writers; w++ {
+		db.MustExec(fmt.Sprintf("INSERT INTO users (id) VALUES ('burst-%d')", w))
+	}
+	for r := 0; r < rounds; r++ {
+		var wg sync.WaitGroup
+		errs := make(chan error, writers)
+		for w := 0; w < writers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := db.Exec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, $2, 'red')",
+					ids[(r*writers+w)%len(ids)], fmt.Sprintf("burst-%d", w))
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// waitFor30 is waitFor with 30 s: a replica's lag is in it.
+func waitFor30(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 30 s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
