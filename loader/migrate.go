@@ -80,6 +80,37 @@ func (db *DB) migrate(ctx context.Context, dir fs.FS) ([]int64, error) {
 	return applied, nil
 }
 
+// MigrateTo moves a PostgreSQL schema up or down to version: for the
+// benchmarks that compare what writers pay under two versions of the
+// triggers (bench/notifycost). Serving needs the latest.
+func (db *DB) MigrateTo(ctx context.Context, version int64) error {
+	if db.Dialect != Postgres {
+		return errors.New("migrate to a version: PostgreSQL only")
+	}
+	dir, err := fs.Sub(migrations, "migrations/"+string(db.Dialect))
+	if err != nil {
+		return err
+	}
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db.DB.DB, dir, goose.WithSessionLocker(locker))
+	if err != nil {
+		return err
+	}
+	current, err := p.GetDBVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if current > version {
+		_, err = p.DownTo(ctx, version)
+	} else {
+		_, err = p.UpTo(ctx, version)
+	}
+	return err
+}
+
 // lastVersion is the highest migration version in dir.
 func lastVersion(dir fs.FS) (int64, error) {
 	names, err := fs.Glob(dir, "*.sql")

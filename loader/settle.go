@@ -17,12 +17,15 @@ import (
 //   - Votes notify coalesced (migration 00005): a vote that commits while
 //     another transaction holds the notifiers' locks does not notify, and
 //     it may commit just after the one that did. Such a vote registered
-//     first (a shared advisory lock until its commit ends). The barrier,
-//     flagpole_barrier() on the primary, takes the notifiers' locks and
-//     then the registration exclusively: it returns once every vote that
-//     registered before it has committed, so the load that follows reads
-//     them all. A vote that cannot register while a barrier waits
-//     notifies itself, and no writer ever waits for a lock.
+//     first (a shared advisory lock until its commit ends, on either of
+//     two registration locks). The barrier, flagpole_barrier() on the
+//     primary, takes and lets go each notifiers' lock (so every vote that
+//     skipped its notification because of the one that woke us has
+//     registered), then each registration lock, exclusively: it returns
+//     once every vote registered before it has committed, so the load
+//     that follows reads them all. While it waits for one registration
+//     lock, votes register on the other: no writer waits, and none
+//     notifies because of a barrier.
 //   - A loader that reads a replica waits until the replica has replayed
 //     the primary's WAL as far as it was at the barrier
 //     (pg_last_wal_replay_lsn against pg_current_wal_lsn): the load then

@@ -345,7 +345,7 @@ func TestReplicaLag(t *testing.T) {
 
 // TestLockHoldersSilenceNothing: other sessions that hold the advisory
 // locks the notifiers and the barrier use (loader/settle.go): one holds a
-// notifiers' lock for good, one the registration, shared. Concurrent
+// notifiers' lock for good, one a registration lock, shared. Concurrent
 // votes from 8 connections, in bursts, all show with hour-long schedules
 // (before: a session holding the notifiers' one lock made every coalesced
 // vote skip its notification).
@@ -416,5 +416,70 @@ func waitFor30(t *testing.T, what string, ok func() bool) {
 			t.Fatalf("%s: not within 30 s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestStampsMigrateDownAndUp: migration 00005 goes down (to the clocks
+// and flag_totals, which count again) and up again on a database in use.
+func TestStampsMigrateDownAndUp(t *testing.T) {
+	db, _ := loadertest.Open(t, loader.Postgres)
+	ctx := context.Background()
+	if err := db.Seed(ctx, loader.SeedOptions{Flags: 50, Users: 5, Days: 2, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.MigrateTo(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	var kept, counted int
+	if err := db.Get(&kept, "SELECT approved FROM flag_totals"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Get(&counted, "SELECT count(*) FROM flags WHERE status = 'APPROVED'"); err != nil {
+		t.Fatal(err)
+	}
+	if kept != counted {
+		t.Errorf("flag_totals after the way down: %d, counted %d", kept, counted)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	store := &memstore.Store{}
+	ld := loader.New(db, store, loader.Options{})
+	if err := ld.LoadFlags(ctx); err != nil {
+		t.Fatal(err)
+	}
+	voteAndCount(t, db, ld, store)
+}
+
+// TestDeletedFlagLeaves: an approved flag deleted (which no stamp can
+// show) leaves the snapshot at the next load, on both databases, and the
+// loads then go back to reading what changes.
+func TestDeletedFlagLeaves(t *testing.T) {
+	for _, d := range loadertest.Sources(t) {
+		t.Run(string(d), func(t *testing.T) {
+			db, _ := loadertest.Open(t, d)
+			ctx := context.Background()
+			if err := db.Seed(ctx, loader.SeedOptions{Flags: 60, Users: 5, Days: 2, Seed: 1}); err != nil {
+				t.Fatal(err)
+			}
+			store := &memstore.Store{}
+			ld := loader.New(db, store, loader.Options{})
+			if err := ld.LoadFlags(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var id string
+			if err := db.Get(&id, "SELECT id FROM flags WHERE status = 'APPROVED' ORDER BY id LIMIT 1"); err != nil {
+				t.Fatal(err)
+			}
+			db.MustExec(db.Rebind("DELETE FROM flags WHERE id = ?"), id)
+			if err := ld.LoadFlags(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, ok := counts(store, id); ok {
+				t.Error("a deleted flag is still served")
+			}
+			agrees(t, "after the delete", db, store)
+			voteAndCount(t, db, ld, store)
+		})
 	}
 }

@@ -24,13 +24,18 @@
 --
 -- The coalesced notification of votes (migration 00004) becomes exact.
 -- A vote's transaction, just before it commits, first registers (a shared
--- advisory lock, held until its commit ends), then tries the notifiers'
--- two locks; with neither, it does not notify: a transaction holding one
--- is committing and will. Before a load that a notification woke, the
--- loader passes a barrier (loader/settle.go): it takes both notifiers'
--- locks and the registration exclusively and lets them go, so every vote
--- registered before has committed by then. A vote that cannot register
--- (a barrier is waiting) notifies itself. Writers never wait on a lock.
+-- advisory lock until its commit ends, on either of two registration
+-- locks), then tries the notifiers' two locks; with neither, it does not
+-- notify: a transaction holding one is committing and will. Before a load
+-- that a notification woke, the loader passes a barrier
+-- (flagpole_barrier, loader/settle.go): it takes and lets go each
+-- notifiers' lock, so every vote that did not notify because of a
+-- notifier it heard from has registered, then takes and lets go each
+-- registration lock exclusively, so every vote registered has committed.
+-- While it waits for one registration lock, votes register on the other:
+-- no writer ever waits on a lock, or notifies because of a barrier. A vote
+-- that can register on neither (two barriers at once, or another
+-- session's lock) notifies itself.
 
 -- +goose Up
 ALTER TABLE flags ADD COLUMN stamp xid8 NOT NULL DEFAULT '0';
@@ -92,13 +97,14 @@ DROP TRIGGER flags_totals_insert ON flags;
 DROP FUNCTION flagpole_flag_totals();
 DROP TABLE flag_totals;
 
--- The locks: 7046029254386353131 and ...32 the notifiers', ...33 the
--- registration.
+-- The locks: 7046029254386353131 and ...32 the notifiers', ...33 and
+-- ...34 the registration.
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION flagpole_notify_coalesced() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     -- In this order: registered before it tries the notifiers' locks.
-    IF NOT pg_try_advisory_xact_lock_shared(7046029254386353133) THEN
+    IF NOT (pg_try_advisory_xact_lock_shared(7046029254386353133)
+            OR pg_try_advisory_xact_lock_shared(7046029254386353134)) THEN
         PERFORM pg_notify('flagpole_changes', 'flags');
     ELSIF pg_try_advisory_xact_lock(7046029254386353131) THEN
         PERFORM pg_notify('flagpole_changes', 'flags');
@@ -110,22 +116,25 @@ END
 $$;
 -- +goose StatementEnd
 
--- The loader's barrier (loader/settle.go): the notifiers' locks, then
--- the registration, each taken exclusively and waited for at most wait_ms
--- (a lock some other session holds for longer is passed over and
--- counted in waited_out), all let go when the statement's transaction
--- ends. lsn is where the primary's WAL was then, for a loader that reads
--- a replica to wait for.
+-- The loader's barrier (loader/settle.go), on a connection of its own:
+-- each notifiers' lock, then each registration lock, taken exclusively
+-- and let go at once, each waited for at most wait_ms (a vote holds one
+-- while it commits). A lock some other session holds past the wait is
+-- passed over and counted in waited_out. lsn is where the primary's WAL
+-- was then, for a loader that reads a replica to wait for.
 -- +goose StatementBegin
-CREATE FUNCTION flagpole_barrier(wait_ms integer, OUT waited_out integer, OUT lsn text) LANGUAGE plpgsql AS $$
+CREATE FUNCTION flagpole_barrier(wait_ms integer, OUT waited_out integer, OUT lsn text)
+LANGUAGE plpgsql AS $$
 DECLARE
     k bigint;
 BEGIN
     waited_out := 0;
     PERFORM set_config('lock_timeout', wait_ms || 'ms', true);
-    FOREACH k IN ARRAY ARRAY[7046029254386353131, 7046029254386353132, 7046029254386353133]::bigint[] LOOP
+    FOREACH k IN ARRAY ARRAY[7046029254386353131, 7046029254386353132,
+                             7046029254386353133, 7046029254386353134]::bigint[] LOOP
         BEGIN
-            PERFORM pg_advisory_xact_lock(k);
+            PERFORM pg_advisory_lock(k);
+            PERFORM pg_advisory_unlock(k);
         EXCEPTION WHEN lock_not_available THEN
             waited_out := waited_out + 1;
         END;
