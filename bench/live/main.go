@@ -12,6 +12,14 @@
 // -db names a database seeded beforehand (flagpole seed --flags 100000);
 // the command works on a copy of it (CREATE DATABASE ... TEMPLATE) and
 // drops the copy at the end. It prints one JSON object per measure.
+//
+// With -cluster it runs as operators do on a replicated PostgreSQL
+// instead: it starts a primary and a streaming replica of its own
+// (loadertest.NewCluster; -lag sets the replica's recovery_min_apply_delay),
+// seeds the primary (-seed-flags), and the instances read the replica and
+// listen to the primary as the role flagpole_api while the votes are
+// written as the role voting_app (docs/deploy.md's grants, neither a
+// superuser). The idle measure is left out there.
 package main
 
 import (
@@ -39,6 +47,8 @@ import (
 	"time"
 
 	_ "github.com/lib/pq"
+
+	"github.com/flagpole/flagpole/loader/loadertest"
 )
 
 type opts struct {
@@ -49,6 +59,9 @@ type opts struct {
 	samples, revokes int
 	streams          int
 	firehose         bool
+	cluster          bool
+	lag              time.Duration
+	seedFlags        int
 }
 
 func main() {
@@ -63,6 +76,9 @@ func main() {
 	flag.DurationVar(&o.idle, "idle", 60*time.Second, "how long idle instances are watched (push on, then polling)")
 	flag.IntVar(&o.streams, "streams", 0, "live streams opened on the first instance (0: none)")
 	flag.BoolVar(&o.firehose, "firehose", false, "the streams follow every flag, not the 100 the samples vote on")
+	flag.BoolVar(&o.cluster, "cluster", false, "a primary and a streaming replica of the bench's own, separate roles")
+	flag.DurationVar(&o.lag, "lag", 300*time.Millisecond, "with -cluster: the replica's recovery_min_apply_delay")
+	flag.IntVar(&o.seedFlags, "seed-flags", 100000, "with -cluster: flags seeded on the primary")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "live:", err)
@@ -76,26 +92,45 @@ func emit(v any) {
 }
 
 func run(o opts) error {
-	if o.db == "" {
-		return errors.New("-db is required")
+	var dbURL, adminURL string
+	var serveArgs []string
+	if o.cluster {
+		c, err := cluster(o)
+		if err != nil {
+			return err
+		}
+		defer c.Stop()
+		adminURL, dbURL = c.Primary, loadertest.As(c.Primary, "voting_app")
+		serveArgs = []string{"--db", loadertest.As(c.Primary, "flagpole_api"), "--db-replica", loadertest.As(c.Replica, "flagpole_api")}
+	} else {
+		if o.db == "" {
+			return errors.New("-db or -cluster is required")
+		}
+		copied, drop, err := copyDB(o.db)
+		if err != nil {
+			return err
+		}
+		defer drop()
+		adminURL, dbURL = copied, copied
+		serveArgs = []string{"--db", copied}
 	}
-	dbURL, drop, err := copyDB(o.db)
-	if err != nil {
-		return err
-	}
-	defer drop()
 	db, err := sql.Open("postgres", dbURL)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	admin, err := sql.Open("postgres", adminURL)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
 	// As many idle as open: with database/sql's default of 2 idle, the
 	// writers' connections beyond two closed after each vote and the next
 	// vote forked a new PostgreSQL backend, a cost of the bench, not of
 	// what it measures.
 	db.SetMaxOpenConns(32)
 	db.SetMaxIdleConns(32)
-	key, err := cli(o.bin, "keys", "create", "--db", dbURL, "--name", "bench-live", "--limit", "100000000")
+	key, err := cli(o.bin, "keys", "create", "--db", adminURL, "--name", "bench-live", "--limit", "100000000")
 	if err != nil {
 		return err
 	}
@@ -104,7 +139,7 @@ func run(o opts) error {
 	if o.streams > 0 {
 		streamArgs = []string{"--max-streams-per-key", "100000", "--max-conns", strconv.Itoa(o.streams + 1000)}
 	}
-	insts, err := startAll(o, dbURL, streamArgs)
+	insts, err := startAll(o, append(serveArgs, streamArgs...))
 	if err != nil {
 		return err
 	}
@@ -134,12 +169,16 @@ func run(o opts) error {
 		stopWriter()
 		return err
 	}
-	if err := measureRevoke(o, db, insts); err != nil {
+	if err := measureRevoke(o, admin, insts); err != nil {
 		stopWriter()
 		return err
 	}
 	stopWriter()
 	emit(map[string]any{"backgroundVotes": written.Load()})
+	if o.cluster || o.idle <= 0 {
+		stopAll(insts)
+		return nil
+	}
 	// The idle measures run on instances started afresh, first listening,
 	// then polling. A PostgreSQL backend reports its transactions to
 	// pg_stat_database when it ends or, idle, ten seconds (under
@@ -149,7 +188,7 @@ func run(o opts) error {
 	// is closed first, so that each reports at once.
 	stopAll(insts)
 	db.SetMaxIdleConns(0)
-	insts, err = startAll(o, dbURL, nil)
+	insts, err = startAll(o, serveArgs)
 	if err != nil {
 		return err
 	}
@@ -158,7 +197,7 @@ func run(o opts) error {
 	if err != nil {
 		return err
 	}
-	insts, err = startAll(o, dbURL, []string{"--listen=false"})
+	insts, err = startAll(o, append(serveArgs, "--listen=false"))
 	if err != nil {
 		return err
 	}
@@ -178,10 +217,10 @@ type instance struct {
 	base, admin string
 }
 
-func startAll(o opts, dbURL string, extra []string) ([]*instance, error) {
+func startAll(o opts, args []string) ([]*instance, error) {
 	var out []*instance
 	for i := 0; i < o.instances; i++ {
-		in, err := start(o.bin, dbURL, extra)
+		in, err := start(o.bin, args)
 		if err != nil {
 			stopAll(out)
 			return nil, err
@@ -199,8 +238,8 @@ func startAll(o opts, dbURL string, extra []string) ([]*instance, error) {
 
 var addrRe = regexp.MustCompile(`"msg":"listening".*?"addr":"([^"]+)".*?"admin_addr":"([^"]+)"`)
 
-func start(bin, dbURL string, extra []string) (*instance, error) {
-	args := append([]string{"serve", "--db", dbURL, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0",
+func start(bin string, extra []string) (*instance, error) {
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0",
 		"--access-log=false", "--snapshot-daily=false", "--log-format", "json", "--max-conns-per-ip", "0",
 		"--cache-mb", "64"}, extra...)
 	cmd := exec.Command(bin, args...)
@@ -513,6 +552,45 @@ func cli(bin string, args ...string) (string, error) {
 		return "", err
 	}
 	return string(out), nil
+}
+
+// cluster starts the bench's primary and replica, seeds the primary and
+// creates the two roles of docs/deploy.md.
+func cluster(o opts) (*loadertest.Cluster, error) {
+	c, err := loadertest.NewCluster(loadertest.ClusterOptions{ApplyDelay: o.lag})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cli(o.bin, "seed", "--db", c.Primary, "--flags", strconv.Itoa(o.seedFlags)); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	admin, err := sql.Open("postgres", c.Primary)
+	if err != nil {
+		c.Stop()
+		return nil, err
+	}
+	defer admin.Close()
+	for _, q := range []string{
+		"CREATE ROLE flagpole_api LOGIN",
+		"GRANT SELECT ON flags, votes, users, flag_snapshots, api_keys, data_changes, goose_db_version TO flagpole_api",
+		"CREATE ROLE voting_app LOGIN",
+		"GRANT SELECT, INSERT, UPDATE, DELETE ON votes TO voting_app",
+		"GRANT SELECT, INSERT ON users TO voting_app",
+		"GRANT SELECT, UPDATE ON flags TO voting_app",
+		"VACUUM ANALYZE",
+	} {
+		if _, err := admin.Exec(q); err != nil {
+			c.Stop()
+			return nil, fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	if err := c.Replayed(5 * time.Minute); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	emit(map[string]any{"cluster": true, "lagMs": o.lag.Milliseconds(), "seeded": o.seedFlags})
+	return c, nil
 }
 
 // copyDB makes a copy of the seeded database beside it.

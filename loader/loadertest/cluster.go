@@ -44,66 +44,100 @@ type ClusterOptions struct {
 // root, the servers run as the user postgres.
 func StartCluster(tb testing.TB, opt ClusterOptions) *Cluster {
 	tb.Helper()
-	bin := serverBin()
-	if bin == "" {
+	if ServerBin() == "" {
 		if os.Getenv("CI") == "true" {
 			tb.Fatal("CI=true but PostgreSQL's server programs (initdb, pg_ctl, pg_basebackup) are not installed")
 		}
 		tb.Skip("PostgreSQL's server programs are not installed; skipping the replica test")
 	}
-	dir, err := os.MkdirTemp("", "flagpole-cluster-")
+	c, err := NewCluster(opt)
 	if err != nil {
 		tb.Fatal(err)
+	}
+	tb.Cleanup(c.Stop)
+	return c
+}
+
+// NewCluster starts a primary and its replica, for a program (a
+// benchmark) rather than a test; Stop stops both and removes their files.
+func NewCluster(opt ClusterOptions) (*Cluster, error) {
+	bin := ServerBin()
+	if bin == "" {
+		return nil, fmt.Errorf("PostgreSQL's server programs (initdb, pg_ctl, pg_basebackup) are not installed")
+	}
+	dir, err := os.MkdirTemp("", "flagpole-cluster-")
+	if err != nil {
+		return nil, err
 	}
 	c := &Cluster{dir: dir, bin: bin}
 	if err := c.chown(dir); err != nil {
 		os.RemoveAll(dir)
-		tb.Fatal(err)
+		return nil, err
 	}
-	tb.Cleanup(func() {
-		for _, d := range []string{"replica", "primary"} {
-			c.run("pg_ctl", "-D", filepath.Join(dir, d), "-m", "immediate", "-w", "stop")
+	if err := c.init(opt); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Stop stops both servers at once and removes their files.
+func (c *Cluster) Stop() {
+	for _, d := range []string{"replica", "primary"} {
+		if _, err := os.Stat(filepath.Join(c.dir, d, "postmaster.pid")); err == nil {
+			c.run("pg_ctl", "-D", filepath.Join(c.dir, d), "-m", "immediate", "-w", "stop")
 		}
-		os.RemoveAll(dir)
-	})
-	for i := range c.ports {
-		c.ports[i] = freePort(tb)
 	}
-	primary := filepath.Join(dir, "primary")
+	os.RemoveAll(c.dir)
+}
+
+func (c *Cluster) init(opt ClusterOptions) error {
+	for i := range c.ports {
+		p, err := freePort()
+		if err != nil {
+			return err
+		}
+		c.ports[i] = p
+	}
+	primary := filepath.Join(c.dir, "primary")
 	if out, err := c.run("initdb", "-D", primary, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8"); err != nil {
-		tb.Fatalf("initdb: %v\n%s", err, out)
+		return fmt.Errorf("initdb: %v\n%s", err, out)
 	}
 	if err := c.conf(primary, c.ports[0],
 		"wal_level = replica", "max_wal_senders = 4", "fsync = off", "full_page_writes = off",
-		"max_connections = 60", "shared_buffers = 32MB"); err != nil {
-		tb.Fatal(err)
+		"max_connections = 100", "shared_buffers = 64MB"); err != nil {
+		return err
 	}
-	c.start(tb, "primary", 0)
+	if err := c.start("primary", 0); err != nil {
+		return err
+	}
 	c.Primary = c.url(c.ports[0])
 	admin, err := sqlx.Open("postgres", c.url0(c.ports[0], "postgres"))
 	if err != nil {
-		tb.Fatal(err)
+		return err
 	}
 	_, err = admin.Exec("CREATE DATABASE flagpole")
 	admin.Close()
 	if err != nil {
-		tb.Fatalf("create database: %v", err)
+		return fmt.Errorf("create database: %w", err)
 	}
-	replica := filepath.Join(dir, "replica")
+	replica := filepath.Join(c.dir, "replica")
 	if out, err := c.run("pg_basebackup", "-h", "127.0.0.1", "-p", strconv.Itoa(c.ports[0]), "-U", "postgres",
 		"-D", replica, "-R", "-X", "stream", "--no-sync", "--checkpoint=fast"); err != nil {
-		tb.Fatalf("pg_basebackup: %v\n%s", err, out)
+		return fmt.Errorf("pg_basebackup: %v\n%s", err, out)
 	}
 	lines := []string{"hot_standby = on", "hot_standby_feedback = on"}
 	if opt.ApplyDelay > 0 {
 		lines = append(lines, fmt.Sprintf("recovery_min_apply_delay = '%dms'", opt.ApplyDelay.Milliseconds()))
 	}
 	if err := c.conf(replica, c.ports[1], lines...); err != nil {
-		tb.Fatal(err)
+		return err
 	}
-	c.start(tb, "replica", 1)
+	if err := c.start("replica", 1); err != nil {
+		return err
+	}
 	c.Replica = c.url(c.ports[1])
-	return c
+	return nil
 }
 
 // PrimaryPort and ReplicaPort are the servers' ports on 127.0.0.1.
@@ -124,31 +158,39 @@ func As(raw, role string) string {
 // primary has written so far.
 func (c *Cluster) WaitReplayed(tb testing.TB) {
 	tb.Helper()
+	if err := c.Replayed(time.Minute); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// Replayed waits, at most within, until the replica has replayed
+// everything the primary has written so far.
+func (c *Cluster) Replayed(within time.Duration) error {
 	p, err := sqlx.Open("postgres", c.Primary)
 	if err != nil {
-		tb.Fatal(err)
+		return err
 	}
 	defer p.Close()
 	r, err := sqlx.Open("postgres", c.Replica)
 	if err != nil {
-		tb.Fatal(err)
+		return err
 	}
 	defer r.Close()
 	var lsn string
 	if err := p.Get(&lsn, "SELECT pg_current_wal_lsn()::text"); err != nil {
-		tb.Fatal(err)
+		return err
 	}
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(within)
 	for {
 		var ok bool
 		if err := r.Get(&ok, "SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn", lsn); err != nil {
-			tb.Fatal(err)
+			return err
 		}
 		if ok {
-			return
+			return nil
 		}
 		if time.Now().After(deadline) {
-			tb.Fatal("the replica did not replay the primary's WAL within a minute")
+			return fmt.Errorf("the replica did not replay the primary's WAL within %s", within)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -162,23 +204,25 @@ func (c *Cluster) url0(port int, db string) string {
 
 // start starts a server, on another port when its own was taken
 // meanwhile (the ports are picked free, then bound by the server).
-func (c *Cluster) start(tb testing.TB, name string, i int) {
-	tb.Helper()
+func (c *Cluster) start(name string, i int) error {
 	d := filepath.Join(c.dir, name)
 	logFile := filepath.Join(c.dir, name+".log")
 	for try := 0; ; try++ {
 		out, err := c.run("pg_ctl", "-D", d, "-l", logFile, "-w", "-t", "60", "start")
 		if err == nil {
-			return
+			return nil
 		}
 		log, _ := os.ReadFile(logFile)
 		if try < 5 && strings.Contains(string(log), "Address already in use") {
-			c.ports[i] = freePort(tb)
-			if err := c.conf(d, c.ports[i]); err == nil {
-				continue
+			p, perr := freePort()
+			if perr == nil {
+				c.ports[i] = p
+				if c.conf(d, p) == nil {
+					continue
+				}
 			}
 		}
-		tb.Fatalf("start the %s: %v\n%s\n%s", name, err, out, log)
+		return fmt.Errorf("start the %s: %v\n%s\n%s", name, err, out, log)
 	}
 }
 
@@ -225,9 +269,9 @@ func (c *Cluster) chown(dir string) error {
 	return os.Chown(dir, uid, gid)
 }
 
-// serverBin finds the directory of initdb, pg_ctl and pg_basebackup: on
+// ServerBin finds the directory of initdb, pg_ctl and pg_basebackup: on
 // the PATH, or Debian's /usr/lib/postgresql/VERSION/bin (newest first).
-func serverBin() string {
+func ServerBin() string {
 	if p, err := exec.LookPath("initdb"); err == nil {
 		if real, err := filepath.EvalSymlinks(p); err == nil {
 			p = real
@@ -250,12 +294,11 @@ func serverBin() string {
 	return ""
 }
 
-func freePort(tb testing.TB) int {
-	tb.Helper()
+func freePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		tb.Fatal(err)
+		return 0, err
 	}
 	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return ln.Addr().(*net.TCPAddr).Port, nil
 }
