@@ -381,9 +381,10 @@ func pct(d []time.Duration, p float64) float64 {
 func measureVisible(o opts, db *sql.DB, insts []*instance, key string, ids, slugs []string) error {
 	var delays []time.Duration
 	every := o.duration / time.Duration(o.samples)
-	n0, s0 := make([]float64, len(insts)), make([]float64, len(insts))
+	n0, s0, r0 := make([]float64, len(insts)), make([]float64, len(insts)), make([]float64, len(insts))
 	for k, in := range insts {
 		n0[k], s0[k] = flagLoads(in)
+		r0[k] = metric(in, `flagpole_load_rows_total{job="flags"}`)
 	}
 	began := time.Now()
 	for s := 0; s < o.samples; s++ {
@@ -400,14 +401,17 @@ func measureVisible(o opts, db *sql.DB, insts []*instance, key string, ids, slug
 	}
 	// What each instance's loads cost meanwhile: how many a second and
 	// how long each took on average.
-	var perSec, meanMS []float64
+	// And how many rows each read: the flags written since the load
+	// before and their last 30 days' vote times.
+	var perSec, meanMS, rows []float64
 	for k, in := range insts {
 		n, secs := flagLoads(in)
 		perSec = append(perSec, (n-n0[k])/time.Since(began).Seconds())
 		meanMS = append(meanMS, 1000*(secs-s0[k])/max(n-n0[k], 1))
+		rows = append(rows, (metric(in, `flagpole_load_rows_total{job="flags"}`)-r0[k])/max(n-n0[k], 1))
 	}
 	emit(map[string]any{"visible": true, "samples": len(delays), "p50ms": pct(delays, 50), "p99ms": pct(delays, 99),
-		"maxms": pct(delays, 100), "loadsPerSecond": perSec, "loadMeanMS": meanMS})
+		"maxms": pct(delays, 100), "loadsPerSecond": perSec, "loadMeanMS": meanMS, "rowsPerLoad": rows})
 	return nil
 }
 
