@@ -149,16 +149,8 @@ func (db *DB) Export(ctx context.Context, w io.Writer, progress func(done, total
 		return 0, fmt.Errorf("export: %w", err)
 	}
 	defer snaps.Close()
-	var pending *memstore.TrendRow
-	nextSnap := func() (*memstore.TrendRow, error) {
-		if !snaps.Next() {
-			return nil, snaps.Err()
-		}
-		var t memstore.TrendRow
-		err := snaps.Scan(&t.FlagID, &t.Day, &t.Red, &t.Green)
-		return &t, err
-	}
-	if pending, err = nextSnap(); err != nil {
+	trends := &trendCursor{rows: snaps}
+	if err := trends.next(); err != nil {
 		return 0, fmt.Errorf("export: %w", err)
 	}
 	bw := bufio.NewWriterSize(w, 256*1024)
@@ -167,21 +159,13 @@ func (db *DB) Export(ctx context.Context, w io.Writer, progress func(done, total
 	n := 0
 	for rows.Next() {
 		f, err := scanFlagRow(rows)
+		if err == nil {
+			f.Snapshots, err = trends.of(f.ID)
+		}
+		if err == nil {
+			err = enc.Encode(record(f))
+		}
 		if err != nil {
-			return n, fmt.Errorf("export: %w", err)
-		}
-		for pending != nil && pending.FlagID < f.ID {
-			if pending, err = nextSnap(); err != nil {
-				return n, fmt.Errorf("export: %w", err)
-			}
-		}
-		for pending != nil && pending.FlagID == f.ID {
-			f.Snapshots = append(f.Snapshots, *pending)
-			if pending, err = nextSnap(); err != nil {
-				return n, fmt.Errorf("export: %w", err)
-			}
-		}
-		if err := enc.Encode(record(f)); err != nil {
 			return n, fmt.Errorf("export: %w", err)
 		}
 		n++
@@ -193,6 +177,42 @@ func (db *DB) Export(ctx context.Context, w io.Writer, progress func(done, total
 		return n, fmt.Errorf("export: %w", err)
 	}
 	return n, bw.Flush()
+}
+
+// trendCursor walks the trend rows by flag id, beside the flags in the
+// same order.
+type trendCursor struct {
+	rows    *sql.Rows
+	pending *memstore.TrendRow // the next row, nil at the end
+}
+
+// next reads the next row into pending.
+func (c *trendCursor) next() error {
+	c.pending = nil
+	if !c.rows.Next() {
+		return c.rows.Err()
+	}
+	var t memstore.TrendRow
+	if err := c.rows.Scan(&t.FlagID, &t.Day, &t.Red, &t.Green); err != nil {
+		return err
+	}
+	c.pending = &t
+	return nil
+}
+
+// of returns the rows of flag id, skipping those of flags before it (a
+// snapshot row whose flag the export does not list).
+func (c *trendCursor) of(id string) ([]memstore.TrendRow, error) {
+	var out []memstore.TrendRow
+	for c.pending != nil && c.pending.FlagID <= id {
+		if c.pending.FlagID == id {
+			out = append(out, *c.pending)
+		}
+		if err := c.next(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // scanFlagRow reads one row of the flag columns, whatever its status.

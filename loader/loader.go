@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/robfig/cron/v3"
-
 	"github.com/flagpole/flagpole/memstore"
 )
 
@@ -223,23 +221,12 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 		return nil, 0, fmt.Errorf("load: %w", err)
 	}
 	defer ld.close()
-	b := &loadResult{pos: ld.pos}
-	full = full || ld.reload
 	unseen, err := l.db.readChanges(ctx, ld, l.pos)
 	if err != nil {
 		return nil, 0, fmt.Errorf("load changes: %w", err)
 	}
-	trendsFull := prev == nil || prev.Trends == nil
-	var snapshotDays []string
-	for _, c := range unseen {
-		if c.kind == "snapshot" {
-			snapshotDays = append(snapshotDays, c.day)
-		} else {
-			// An import or a seed, or what no stamp shows (approved
-			// flags deleted, a table truncated): read everything again.
-			full, trendsFull = true, true
-		}
-	}
+	bulk := bulkOf(unseen, prev)
+	full = full || ld.reload || bulk.full
 	var flags []memstore.FlagInput
 	if full {
 		flags, err = l.db.readFlags(ctx, ld, l.db.q.allApproved)
@@ -250,46 +237,19 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	if err != nil {
 		return nil, 0, fmt.Errorf("load flags: %w", err)
 	}
-	b.flagRows = len(flags)
 	if testHookAfterFlags != nil {
 		testHookAfterFlags()
 	}
-
-	today := memstore.DayOf(now)
-	oldest := today - (memstore.TrendDays - 1)
 	var trends *memstore.Trends
-	var trendRows int
-	switch {
-	case !withTrends:
-		// The first load: ready on flags; the history follows (see Run).
-	case trendsFull:
-		trends, trendRows, err = l.db.readAllTrends(ctx, ld, l.db.q.trendsFrom, oldest)
-		if err != nil {
-			return nil, 0, fmt.Errorf("load trends: %w", err)
+	trendRows := 0
+	if withTrends {
+		if trends, trendRows, err = l.readTrends(ctx, ld, prev, bulk, now); err != nil {
+			return nil, 0, err
 		}
-	default:
-		var rows []memstore.TrendRow
-		for _, day := range snapshotDays {
-			got, err := l.db.readTrendDay(ctx, ld, day)
-			if err != nil {
-				return nil, 0, fmt.Errorf("load trends of %s: %w", day, err)
-			}
-			rows = append(rows, got...)
-		}
-		trends = prev.Trends.Update(rows, oldest)
-		trendRows = len(rows)
 	}
-
-	// The vote times of a flag the snapshot already holds as read are in
-	// the windows: a vote moves its flag's counts and stamp.
 	voted := flags
-	if !full && prev != nil {
-		voted = nil
-		for i := range flags {
-			if !prev.Holds(&flags[i]) {
-				voted = append(voted, flags[i])
-			}
-		}
+	if !full {
+		voted = unheld(prev, flags)
 	}
 	agg, voteRows, err := l.readAggregates(ctx, ld, full, voted, now)
 	if err != nil {
@@ -299,9 +259,64 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	if err != nil {
 		return nil, 0, fmt.Errorf("build snapshot: %w", err)
 	}
-	b.Snapshot = snap
-	b.full = full
-	return b, len(flags) + trendRows + voteRows, nil
+	return &loadResult{Snapshot: snap, pos: ld.pos, full: full, flagRows: len(flags)},
+		len(flags) + trendRows + voteRows, nil
+}
+
+// bulk is what the unseen rows of data_changes ask of a load.
+type bulk struct {
+	full         bool     // an import or a seed, or what no stamp shows: read everything
+	snapshotDays []string // days whose trend rows were written
+}
+
+func bulkOf(unseen []change, prev *memstore.Snapshot) bulk {
+	var b bulk
+	for _, c := range unseen {
+		if c.kind == "snapshot" {
+			b.snapshotDays = append(b.snapshotDays, c.day)
+		} else {
+			b.full = true
+		}
+	}
+	return b
+}
+
+// readTrends reads the trend history: all of it on a first history load
+// or when b asks for everything, else the days b names, into prev's.
+func (l *Loader) readTrends(ctx context.Context, r reader, prev *memstore.Snapshot, b bulk, now time.Time) (*memstore.Trends, int, error) {
+	oldest := memstore.DayOf(now) - (memstore.TrendDays - 1)
+	if b.full || prev == nil || prev.Trends == nil {
+		trends, n, err := l.db.readAllTrends(ctx, r, l.db.q.trendsFrom, oldest)
+		if err != nil {
+			return nil, 0, fmt.Errorf("load trends: %w", err)
+		}
+		return trends, n, nil
+	}
+	var rows []memstore.TrendRow
+	for _, day := range b.snapshotDays {
+		got, err := l.db.readTrendDay(ctx, r, day)
+		if err != nil {
+			return nil, 0, fmt.Errorf("load trends of %s: %w", day, err)
+		}
+		rows = append(rows, got...)
+	}
+	return prev.Trends.Update(rows, oldest), len(rows), nil
+}
+
+// unheld is the flags prev does not hold as read. The vote times of a
+// flag it holds are in the windows already: a vote moves its flag's
+// counts and stamp.
+func unheld(prev *memstore.Snapshot, flags []memstore.FlagInput) []memstore.FlagInput {
+	if prev == nil {
+		return flags
+	}
+	var out []memstore.FlagInput
+	for i := range flags {
+		if !prev.Holds(&flags[i]) {
+			out = append(out, flags[i])
+		}
+	}
+	return out
 }
 
 // LoadKeys reads the active API keys and swaps the key set in.
@@ -350,192 +365,11 @@ func (l *Loader) readKeys(ctx context.Context) ([][32]byte, []memstore.Key, erro
 // read instead.
 const keyTimeout = 2 * time.Second
 
-// Run keeps the store loaded until ctx ends. The key load and the flag
-// load run on their own, neither waiting for the other: a key revoked
-// while the trend history loads is refused all the same. Each load runs
-// when the database says something changed (with Options.Listen), on each
-// tick of its schedule (parsed by package config: the safety net), every
-// Options.PollEvery while the listener is down, and again at once after a
-// failure of its first load; at most one of each is in flight and one
-// pending, whatever the rate of changes. ready is called once both first
-// loads have succeeded (the flags without their trend history, which
-// follows).
-func (l *Loader) Run(ctx context.Context, fs, ks cron.Schedule, ready func()) error {
-	w := newWakes()
-	if l.opt.Listen {
-		l.watcher.lost = make(chan struct{}, 1)
-		watching := make(chan struct{})
-		go func() {
-			defer close(watching)
-			l.watch(ctx, l.opt.Primary, w)
-		}()
-		polling := make(chan struct{})
-		go func() {
-			defer close(polling)
-			l.poll(ctx, w)
-		}()
-		defer func() { <-watching; <-polling }()
-	}
-	c := cron.New(cron.WithLocation(time.UTC))
-	c.Schedule(ks, cron.FuncJob(w.wakeKeys))
-	c.Schedule(fs, cron.FuncJob(w.wakeFlags))
-	c.Start()
-	defer func() { <-c.Stop().Done() }()
-
-	keysFirst, flagsFirst := make(chan struct{}), make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			return
-		case <-keysFirst:
-		}
-		select {
-		case <-ctx.Done():
-		case <-flagsFirst:
-			if ready != nil {
-				ready()
-			}
-		}
-	}()
-	keysDone := make(chan struct{})
-	go func() {
-		defer close(keysDone)
-		l.runKeys(ctx, w.keys, keysFirst)
-	}()
-	err := l.runFlags(ctx, w.flags, flagsFirst)
-	<-keysDone
-	return err
-}
-
-// poll rings the loads while the listener is down: both at once when it
-// goes down, then the flags every PollEvery and the keys every half of
-// it, as with listening off, until it is back. With listening on the
-// schedules are a backstop a minute apart.
-func (l *Loader) poll(ctx context.Context, w *wakes) {
-	t := time.NewTicker(l.opt.PollEvery / 2)
-	defer t.Stop()
-	for n := 0; ; n++ {
-		select {
-		case <-ctx.Done():
-			return
-		case <-l.watcher.lost:
-			w.wakeAll()
-		case <-t.C:
-			if !l.watcher.up.Load() {
-				w.wakeKeys()
-				if n%2 == 0 {
-					w.wakeFlags()
-				}
-			}
-		}
-	}
-}
-
-// runKeys loads the keys until it succeeds, closes first, then loads
-// them on each ring until ctx ends.
-func (l *Loader) runKeys(ctx context.Context, wake <-chan struct{}, first chan<- struct{}) {
-	if retry(ctx, func() error { return withTimeout(ctx, time.Minute, l.LoadKeys) },
-		func(err error, wait time.Duration) {
-			l.logErr(err, "first key load failed; retrying", "in_ms", wait.Milliseconds())
-		}) != nil {
-		return
-	}
-	l.opt.Log.Info("keys loaded", "keys", l.store.Keys().Len())
-	close(first)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-wake:
-			l.logErr(withTimeout(ctx, time.Minute, l.LoadKeys), "key load failed")
-		}
-	}
-}
-
-// runFlags loads the flags without their trend history until it
-// succeeds, closes first, loads the history until that succeeds, then
-// loads what changed on each ring until ctx ends.
-func (l *Loader) runFlags(ctx context.Context, wake chan struct{}, first chan<- struct{}) error {
-	if err := retry(ctx, func() error { return withTimeout(ctx, 5*time.Minute, l.LoadFlagsOnly) },
-		func(err error, wait time.Duration) {
-			l.logErr(err, "first load failed; retrying", "in_ms", wait.Milliseconds())
-		}); err != nil {
-		return err
-	}
-	st := l.Status()
-	l.opt.Log.Info("first load done", "flags", l.store.Snapshot().Len(),
-		"duration_ms", st.LastDuration.Milliseconds())
-	close(first)
-	if err := retry(ctx, func() error { return withTimeout(ctx, 5*time.Minute, l.LoadFlags) },
-		func(err error, wait time.Duration) {
-			l.logErr(err, "trend history load failed; retrying", "in_ms", wait.Milliseconds())
-		}); err != nil {
-		return err
-	}
-	st = l.Status()
-	l.opt.Log.Info("trend history loaded", "trend_points", l.store.Snapshot().Trends.Rows(),
-		"trend_bytes", l.store.Snapshot().Trends.Bytes(), "duration_ms", st.LastDuration.Milliseconds())
-	var last time.Time // the start of the last load
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-wake:
-		}
-		if wait := l.opt.LoadGap - time.Since(last); wait > 0 {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(wait):
-			}
-			select {
-			case <-wake: // rung while waiting: the load that starts now reads it
-			default:
-			}
-		}
-		last = time.Now()
-		err := withTimeout(ctx, 5*time.Minute, l.LoadFlags)
-		l.logErr(err, "flag load failed")
-	}
-}
-
-// retry runs load until it succeeds, waiting between tries from 200 ms
-// doubling to 10 s (a change in the database does not cut the wait short:
-// a failing first load would run once per change); it returns ctx's error
-// if ctx ends first.
-func retry(ctx context.Context, load func() error, failed func(error, time.Duration)) error {
-	for wait := 200 * time.Millisecond; ; wait = min(wait*2, 10*time.Second) {
-		err := load()
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		failed(err, wait)
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-}
-
 // failed explains a load's error and drops the pooled connections, so
 // that the next load starts on a fresh one.
 func (l *Loader) failed(err error) error {
 	l.db.DropIdle()
 	return l.db.Explain(err)
-}
-
-// withTimeout runs a load under a deadline, so that a database that stops
-// answering mid-query cannot stall the schedule for good.
-func withTimeout(ctx context.Context, d time.Duration, load func(context.Context) error) error {
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	return load(ctx)
 }
 
 func (l *Loader) logErr(err error, msg string, args ...any) {

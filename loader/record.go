@@ -91,39 +91,61 @@ func parseRecord(line []byte) (*flagRow, error) {
 	if dec.More() {
 		return nil, errors.New("more than one JSON value on the line")
 	}
-	f := &flagRow{Status: "APPROVED"}
+	f := &flagRow{}
+	for _, set := range []func(*Record) error{f.setIdentity, f.setPlace, f.setTexts, f.setVotes, f.setContexts, f.setTimes} {
+		if err := set(&r); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// setIdentity checks and takes the record's status, id and slug.
+func (f *flagRow) setIdentity(r *Record) error {
+	f.Status = "APPROVED"
 	if r.Status != "" {
 		f.Status = r.Status
 	}
 	switch f.Status {
 	case "APPROVED", "PENDING", "REJECTED":
 	default:
-		return nil, fmt.Errorf("status %q: want APPROVED, PENDING or REJECTED", r.Status)
+		return fmt.Errorf("status %q: want APPROVED, PENDING or REJECTED", r.Status)
 	}
 	f.Approved = f.Status == "APPROVED"
 	f.ID, f.Slug = r.ID, r.Slug
 	if f.ID == "" || len(f.ID) > 64 {
-		return nil, errors.New("id: required, at most 64 characters")
+		return errors.New("id: required, at most 64 characters")
 	}
 	if !slugPattern.MatchString(f.Slug) || len(f.Slug) > 200 {
-		return nil, fmt.Errorf("slug %q: required, URL-safe characters only (letters, digits, - . _ ~)", f.Slug)
+		return fmt.Errorf("slug %q: required, URL-safe characters only (letters, digits, - . _ ~)", f.Slug)
 	}
+	return nil
+}
+
+// setPlace checks and takes the record's category and region.
+func (f *flagRow) setPlace(r *Record) error {
 	cat, ok := memstore.ParseCategory(r.Category)
 	if !ok {
-		return nil, fmt.Errorf("category %q: want one of %s", r.Category, strings.Join(memstore.Categories, ", "))
+		return fmt.Errorf("category %q: want one of %s", r.Category, strings.Join(memstore.Categories, ", "))
 	}
 	f.Category = cat.Enum()
 	if r.Region != nil {
 		up := strings.ToUpper(*r.Region)
 		if !memstore.IsAssignedCountry(up) {
-			return nil, fmt.Errorf("region %q: want null (world) or an ISO 3166-1 alpha-2 code", *r.Region)
+			return fmt.Errorf("region %q: want null (world) or an ISO 3166-1 alpha-2 code", *r.Region)
 		}
 		f.Region = up
 	}
+	return nil
+}
+
+// setTexts checks and takes the record's texts (each required) and
+// descriptions.
+func (f *flagRow) setTexts(r *Record) error {
 	for l, code := range memstore.LangCodes {
 		t, ok := r.Text[code]
 		if !ok || strings.TrimSpace(t) == "" {
-			return nil, fmt.Errorf("text.%s: required", code)
+			return fmt.Errorf("text.%s: required", code)
 		}
 		f.Text[l] = t
 		if d := r.Description[code]; d != nil {
@@ -131,41 +153,59 @@ func parseRecord(line []byte) (*flagRow, error) {
 			f.Description[l] = &s
 		}
 	}
-	if r.Votes.Red == nil || r.Votes.Green == nil || *r.Votes.Red < 0 || *r.Votes.Green < 0 ||
-		*r.Votes.Red > MaxVotes || *r.Votes.Green > MaxVotes {
-		return nil, fmt.Errorf("votes.red and votes.green: required, integers from 0 to %d", int64(MaxVotes))
+	return nil
+}
+
+// setVotes checks and takes the record's counts.
+func (f *flagRow) setVotes(r *Record) error {
+	if !countOK(r.Votes.Red) || !countOK(r.Votes.Green) {
+		return fmt.Errorf("votes.red and votes.green: required, integers from 0 to %d", int64(MaxVotes))
 	}
 	f.Red, f.Green = *r.Votes.Red, *r.Votes.Green
+	return nil
+}
+
+// countOK is whether a count is given and from 0 to MaxVotes.
+func countOK(n *int64) bool { return n != nil && *n >= 0 && *n <= MaxVotes }
+
+// setContexts checks the record's contexts and takes each once.
+func (f *flagRow) setContexts(r *Record) error {
 	f.Contexts = []string{}
 	seen := map[string]bool{}
 	for _, c := range r.Contexts {
 		if !memstore.IsContext(c) {
-			return nil, fmt.Errorf("contexts: %q is not one of %s", c, strings.Join(memstore.Contexts, ", "))
+			return fmt.Errorf("contexts: %q is not one of %s", c, strings.Join(memstore.Contexts, ", "))
 		}
 		if !seen[c] {
 			seen[c] = true
 			f.Contexts = append(f.Contexts, c)
 		}
 	}
+	return nil
+}
+
+// setTimes checks and takes the record's createdAt (now when it has none)
+// and its snapshots.
+func (f *flagRow) setTimes(r *Record) error {
 	f.CreatedAt = time.Now().UTC().Truncate(time.Millisecond)
 	if r.CreatedAt != "" {
 		t, err := time.Parse(time.RFC3339Nano, r.CreatedAt)
 		if err != nil {
-			return nil, fmt.Errorf("createdAt %q: want an ISO 8601 timestamp such as 2026-05-25T10:11:12.345Z", r.CreatedAt)
+			return fmt.Errorf("createdAt %q: want an ISO 8601 timestamp such as 2026-05-25T10:11:12.345Z", r.CreatedAt)
 		}
 		f.CreatedAt, f.CreatedGiven = t.UTC().Truncate(time.Millisecond), true
 	}
 	for i, s := range r.Snapshots {
 		t, err := time.Parse(time.RFC3339Nano, s.At)
 		if err != nil {
-			return nil, fmt.Errorf("snapshots[%d].at %q: want an ISO 8601 timestamp", i, s.At)
+			return fmt.Errorf("snapshots[%d].at %q: want an ISO 8601 timestamp", i, s.At)
 		}
-		if s.Red == nil || s.Green == nil || *s.Red < 0 || *s.Green < 0 || *s.Red > MaxVotes || *s.Green > MaxVotes {
-			return nil, fmt.Errorf("snapshots[%d]: red and green are required integers from 0 to %d", i, int64(MaxVotes))
+		if !countOK(s.Red) || !countOK(s.Green) {
+			return fmt.Errorf("snapshots[%d]: red and green are required integers from 0 to %d", i, int64(MaxVotes))
 		}
 		f.Snapshots = append(f.Snapshots, memstore.TrendRow{FlagID: f.ID, Day: memstore.DayOf(t), Red: *s.Red, Green: *s.Green})
 	}
-	return f, nil
+	return nil
 }
 
 // record turns a stored flag back into the import format.

@@ -81,8 +81,8 @@ func newSettler(primary, replica *DB, wake func(), log func(error, string, ...an
 		rings: make(chan struct{}, 1), waitMS: barrierWait}
 }
 
-// ring tells the settler a notification came.
-func (s *settler) ring() { ring(s.rings) }
+// notified tells the settler a notification came.
+func (s *settler) notified() { knock(s.rings) }
 
 // run settles the notifications until ctx ends.
 func (s *settler) run(ctx context.Context) {

@@ -28,15 +28,16 @@ func newWakes() *wakes {
 	return &wakes{flags: make(chan struct{}, 1), keys: make(chan struct{}, 1)}
 }
 
-func ring(c chan struct{}) {
+// knock leaves a wake-up in c unless one is pending there.
+func knock(c chan struct{}) {
 	select {
 	case c <- struct{}{}:
 	default: // one is pending already: it will read this change too
 	}
 }
 
-func (w *wakes) wakeFlags() { ring(w.flags) }
-func (w *wakes) wakeKeys()  { ring(w.keys) }
+func (w *wakes) wakeFlags() { knock(w.flags) }
+func (w *wakes) wakeKeys()  { knock(w.keys) }
 func (w *wakes) wakeAll()   { w.wakeFlags(); w.wakeKeys() }
 
 // watcher tells whether the database's change feed is up.
@@ -52,7 +53,7 @@ type watcher struct {
 func (w *watcher) down() {
 	w.up.Store(false)
 	if w.lost != nil {
-		ring(w.lost)
+		knock(w.lost)
 	}
 }
 
@@ -76,7 +77,7 @@ func (l *Loader) watch(ctx context.Context, db *DB, w *wakes) {
 		s.run(ctx)
 	}()
 	defer func() { <-settled }()
-	l.listen(ctx, db, s.ring, w.wakeKeys)
+	l.listen(ctx, db, s.notified, w.wakeKeys)
 }
 
 // listen holds one LISTEN connection (lib/pq's Listener, which reconnects
@@ -204,48 +205,65 @@ func listenerDSN(dsn string) string {
 func (l *Loader) pollDataVersion(ctx context.Context, db *DB, w *wakes) {
 	t := time.NewTicker(sqlitePoll)
 	defer t.Stop()
-	var conn *sql.Conn
-	defer func() {
-		if conn != nil {
-			conn.Close()
-		}
-	}()
-	var last int64
+	d := &dataVersion{db: db}
+	defer d.close()
 	opened := false
 	for {
-		var err error
-		if conn == nil {
-			if conn, err = db.Conn(ctx); err == nil {
-				err = conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&last)
-				if err == nil {
-					if opened {
-						l.watcher.reconnects.Add(1)
-					}
-					opened = true
-					l.watcher.up.Store(true)
-					w.wakeAll()
-				}
+		moved, fresh, err := d.read(ctx)
+		switch {
+		case err != nil:
+			if ctx.Err() == nil {
+				l.watcher.down()
+				l.logErr(err, "reading the database's change counter failed")
 			}
-		} else {
-			var v int64
-			if err = conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err == nil && v != last {
-				l.watcher.notes.Add(1)
-				last = v
-				w.wakeAll()
+		case fresh:
+			if opened {
+				l.watcher.reconnects.Add(1)
 			}
-		}
-		if err != nil && ctx.Err() == nil {
-			l.watcher.down()
-			l.logErr(err, "reading the database's change counter failed")
-			if conn != nil {
-				conn.Close()
-				conn = nil
-			}
+			opened = true
+			l.watcher.up.Store(true)
+			w.wakeAll()
+		case moved:
+			l.watcher.notes.Add(1)
+			w.wakeAll()
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// dataVersion is SQLite's change counter as one connection reads it.
+type dataVersion struct {
+	db   *DB
+	conn *sql.Conn
+	last int64
+}
+
+// read reads the counter: moved when it moved since the last read, fresh
+// when the connection is new (what changed before it is unknown). A
+// failed read drops the connection; the next one opens another.
+func (d *dataVersion) read(ctx context.Context) (moved, fresh bool, err error) {
+	if d.conn == nil {
+		if d.conn, err = d.db.Conn(ctx); err != nil {
+			return false, false, err
+		}
+		fresh = true
+	}
+	var v int64
+	if err := d.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
+		d.close()
+		return false, false, err
+	}
+	moved, d.last = v != d.last, v
+	return moved, fresh, nil
+}
+
+func (d *dataVersion) close() {
+	if d.conn != nil {
+		d.conn.Close()
+		d.conn = nil
 	}
 }
