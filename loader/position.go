@@ -43,8 +43,11 @@ func (p position) zero() bool { return p.next == 0 && len(p.running) == 0 }
 
 // pgTables reads the storage of the tables a load reads, under the
 // load's snapshot (pg_class is read like any table; the regclass
-// functions would see the catalog as it is now).
-const pgTables = `SELECT string_agg(c.relname || ':' || c.oid || ':' || c.relfilenode, ',' ORDER BY c.relname)
+// functions would see the catalog as it is now), and the cluster's
+// system identifier: another cluster (a restore into a new one) is
+// another world of transaction ids.
+const pgTables = `SELECT (SELECT system_identifier FROM pg_control_system())::text || ',' ||
+string_agg(c.relname || ':' || c.oid || ':' || c.relfilenode, ',' ORDER BY c.relname)
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = current_schema() AND c.relname IN ('flags', 'votes', 'flag_snapshots', 'data_changes', 'users')`
 
