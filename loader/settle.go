@@ -49,6 +49,7 @@ type settler struct {
 
 	barriers, waitedOut atomic.Int64
 	lastErr             time.Time
+	rechecking          atomic.Bool // a barrier is due again (see recheck)
 }
 
 type target struct {
@@ -57,12 +58,17 @@ type target struct {
 }
 
 const (
-	// barrierWait is how long the barrier waits for each lock: a vote
-	// holds one only while it commits. A lock held longer is another
-	// session's; for heldFor after that, the barrier waits heldWait.
-	barrierWait = 250
+	// barrierWait is how long the barrier waits for each lock, in ms: a
+	// vote holds one only while it commits. A lock held longer is another
+	// session's, or a commit that takes long (a synchronous standby that
+	// is slow to answer): for heldFor after that, the barrier waits
+	// heldWait, and passes again recheck later (and so on while a lock is
+	// still held), so that a vote whose commit outlasted the wait is read
+	// once it has committed.
+	barrierWait = 500
 	heldWait    = 10
 	heldFor     = 10 * time.Second
+	recheck     = time.Second
 	// barrierTimeout bounds a barrier on a primary that does not answer:
 	// the load then runs without it.
 	barrierTimeout = time.Second
@@ -149,10 +155,16 @@ func (s *settler) barrier(ctx context.Context) (uint64, error) {
 	if waitedOut > 0 {
 		s.waitedOut.Add(int64(waitedOut))
 		if s.heldAt.IsZero() {
-			s.log(fmt.Errorf("%d of its locks held by another session", waitedOut),
-				"the barrier before a load waited out a lock; votes may show later until it is let go")
+			s.log(fmt.Errorf("%d of its locks held past %d ms", waitedOut, s.waitMS),
+				"the barrier before a load waited out a lock (another session's, or a slow commit); it passes again every second while one is held")
 		}
 		s.waitMS, s.heldAt = heldWait, time.Now()
+		if s.rechecking.CompareAndSwap(false, true) {
+			time.AfterFunc(recheck, func() {
+				s.rechecking.Store(false)
+				s.notified()
+			})
+		}
 	}
 	if !lsn.Valid {
 		return 0, nil

@@ -483,3 +483,76 @@ func TestDeletedFlagLeaves(t *testing.T) {
 		})
 	}
 }
+
+// TestBarrierWaitsForSkippedVotes: a vote commits while another
+// transaction holds both notifiers' locks, so it does not notify, and its
+// commit takes a while (a deferred trigger of the test's sleeps in it,
+// after flagpole's: as a slow synchronous standby would). The other
+// transaction's notification wakes the loader before the vote has
+// committed; the barrier waits for the vote's commit (300 ms), or, when
+// the commit outlasts its wait (1.5 s), passes again a second later: the
+// vote shows either way, with hour-long schedules and no other
+// notification.
+func TestBarrierWaitsForSkippedVotes(t *testing.T) {
+	for _, slow := range []string{"0.3", "1.5"} {
+		t.Run(slow+"s", func(t *testing.T) {
+			db, _ := loadertest.Open(t, loader.Postgres)
+			ctx := context.Background()
+			if err := db.Seed(ctx, loader.SeedOptions{Flags: 20, Users: 5, Days: 2, Seed: 1}); err != nil {
+				t.Fatal(err)
+			}
+			db.MustExec("CREATE FUNCTION test_slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(" + slow + "); RETURN NULL; END $$")
+			db.MustExec("CREATE CONSTRAINT TRIGGER zz_slow_commit AFTER INSERT ON votes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_slow_commit()")
+			db.MustExec("INSERT INTO users (id) VALUES ('slow')")
+			var id string
+			if err := db.Get(&id, "SELECT id FROM flags WHERE status = 'APPROVED' ORDER BY id LIMIT 1"); err != nil {
+				t.Fatal(err)
+			}
+			ld, store := startOn(t, db, db)
+			red, _, _ := counts(store, id)
+			notes := ld.Status().Notifications
+
+			// The notifier: both notifiers' locks, as two votes in their
+			// commits hold them, and a notification at its commit.
+			holder, err := db.Beginx()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer holder.Rollback()
+			holder.MustExec("SELECT pg_advisory_xact_lock(7046029254386353131), pg_advisory_xact_lock(7046029254386353132)")
+			holder.MustExec("SELECT pg_notify('flagpole_changes', 'flags')")
+			vote, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer vote.Close()
+			var pid int
+			if err := vote.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+				t.Fatal(err)
+			}
+			voted := make(chan error, 1)
+			go func() {
+				_, err := vote.ExecContext(ctx, "BEGIN; INSERT INTO votes (flag_id, user_id, color) VALUES ('"+id+"', 'slow', 'red'); COMMIT")
+				voted <- err
+			}()
+			waitFor(t, "the vote in its slow commit", func() bool {
+				var n int
+				db.Get(&n, "SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND wait_event = 'PgSleep'", pid)
+				return n == 1
+			})
+			if err := holder.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-voted; err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the vote that skipped its notification shows", func() bool {
+				got, _, _ := counts(store, id)
+				return got == red+1
+			})
+			if n := ld.Status().Notifications - notes; n != 1 {
+				t.Errorf("%d notifications, want the holder's alone: the vote notified, the test tests nothing", n)
+			}
+		})
+	}
+}
