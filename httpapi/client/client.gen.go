@@ -645,7 +645,7 @@ type SearchItem struct {
 	// ranking rule of the operation): a flag whose words all match exactly ranks
 	// above any flag with a prefix, stem or typo match. Comparable only within one
 	// response.
-	Rank float32 `json:"rank"`
+	Rank float64 `json:"rank"`
 
 	// Region null for the world region, otherwise an upper-case ISO 3166-1 alpha-2 code.
 	//
