@@ -50,8 +50,8 @@ func runNode(t *testing.T, node, dir string, args ...string) (stdout, stderr str
 }
 
 // openapi-typescript makes, with its defaults and without a warning, the
-// types committed as src/schema.d.ts, and the example, the follower and
-// those types compile under tsc --strict.
+// types committed as src/schema.d.ts; the example, the follower and those
+// types compile under tsc --strict, and the follower passes its tests.
 func TestTypeScriptGenerated(t *testing.T) {
 	t.Parallel()
 	node, dir := tsTools(t)
@@ -77,5 +77,13 @@ func TestTypeScriptGenerated(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("ts/src/schema.d.ts differs from what openapi-typescript makes of ../openapi.yaml: run npm run generate in %s", dir)
 	}
-	runNode(t, node, dir, "node_modules/typescript/bin/tsc", "-p", ".", "--noEmit", "--strict")
+	// One compilation, out of the tree, for both: the example, the follower
+	// and the generated types under --strict, then the follower's own tests
+	// (src/follow.test.ts, node's test runner) against scripted servers.
+	out = t.TempDir()
+	runNode(t, node, dir, "node_modules/typescript/bin/tsc", "-p", ".", "--strict", "--outDir", out)
+	stdout, _ = runNode(t, node, dir, "--test", filepath.Join(out, "follow.test.js"))
+	if !strings.Contains(stdout, "# pass 5") || !strings.Contains(stdout, "# fail 0") {
+		t.Errorf("node --test follow.test.js:\n%s", stdout)
+	}
 }

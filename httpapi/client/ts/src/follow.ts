@@ -53,6 +53,11 @@ export class RefusedError extends Error {
   }
 }
 
+/** Carries an error thrown by onEvent out of the reading loop as it is. */
+class HandlerError {
+  constructor(readonly cause: unknown) {}
+}
+
 const MAX_EVENT = 64 << 20; // bytes of one event, its lines together
 const RETRYABLE = new Set([429, 500, 502, 503, 504]);
 
@@ -121,7 +126,11 @@ async function openOnce(opts: FollowOptions, lastId: string): Promise<Opening> {
       for (const ev of parser.push(value)) {
         o.lastId = ev.id;
         if (parser.retry !== undefined) o.retry = parser.retry;
-        await opts.onEvent(ev);
+        try {
+          await opts.onEvent(ev);
+        } catch (err) {
+          throw new HandlerError(err);
+        }
         if (ev.type === "end") {
           if (ev.end?.reason === "revoked") throw new RevokedError();
           await reader.cancel();
@@ -131,10 +140,11 @@ async function openOnce(opts: FollowOptions, lastId: string): Promise<Opening> {
       if (parser.retry !== undefined) o.retry = parser.retry;
     }
   } catch (err) {
+    if (err instanceof HandlerError) throw err.cause; // onEvent's own error ends the follow
     if (err instanceof RevokedError || err instanceof RefusedError) throw err;
     if (signal.aborted) return o; // ended from outside, or silent too long: reconnect
-    if (err instanceof TypeError) return o; // a network error: reconnect
-    throw err; // onEvent's own error, or an event past the bound
+    if (err instanceof TypeError) return o; // fetch's network errors: reconnect
+    throw err; // an event past the bound, or data that is not JSON
   } finally {
     clearTimeout(idle);
   }
