@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,6 +74,60 @@ func TestOpenSets(t *testing.T) {
 		s, _ := schemas.Get(open)
 		if s == nil || len(s.Schema().AnyOf) != 2 {
 			t.Errorf("%s is not anyOf its known values and a string", open)
+		}
+	}
+}
+
+// What generated clients are made of: one operation per route (the GET;
+// HEAD and the preflight are described once, in Conventions and CORS, so a
+// client has no headFlags beside listFlags), no parameter component named
+// as a schema is (Go's generator refuses the clash: duplicate typename),
+// a type on every header (Go's generated client cannot read a header
+// without one), and the fields every answer carries required.
+func TestDocumentForGenerators(t *testing.T) {
+	var doc struct {
+		Paths      map[string]map[string]json.RawMessage
+		Components struct {
+			Parameters map[string]json.RawMessage
+			Headers    map[string]struct {
+				Schema map[string]any
+			}
+			Schemas map[string]struct {
+				Required []string
+			}
+		}
+	}
+	raw, err := httpapi.OpenAPIJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for path, item := range doc.Paths {
+		for method := range item {
+			if method != "get" && method != "parameters" {
+				t.Errorf("%s lists %s: list the GET only", path, method)
+			}
+		}
+	}
+	for name := range doc.Components.Parameters {
+		for schema := range doc.Components.Schemas {
+			if strings.EqualFold(name, schema) {
+				t.Errorf("the parameter component %s and the schema %s make one Go type name", name, schema)
+			}
+		}
+	}
+	for name, h := range doc.Components.Headers {
+		if h.Schema["type"] == nil {
+			t.Errorf("the header %s has a schema without a type", name)
+		}
+	}
+	for schema, fields := range map[string][]string{"SearchResults": {"count", "total", "q", "limit", "offset", "data"}} {
+		for _, f := range fields {
+			if !slices.Contains(doc.Components.Schemas[schema].Required, f) {
+				t.Errorf("%s does not require %s, which every answer carries", schema, f)
+			}
 		}
 	}
 }
