@@ -142,8 +142,10 @@ func TestRequestID(t *testing.T) {
 			t.Errorf("insane id %q answered with %q", bad, got)
 		}
 	}
-	// The longest sane id and every allowed punctuation mark are echoed.
-	for _, good := range []string{strings.Repeat("a", 128), "A-z_0.9:+/=~"} {
+	// The longest sane id and every allowed punctuation mark are echoed,
+	// and an id that looks like a number still matches the document's
+	// string header.
+	for _, good := range []string{strings.Repeat("a", 128), "A-z_0.9:+/=~", "42", "1e3"} {
 		if got := e.get("/api/public/flags", "X-Request-Id: "+good).header.Get("X-Request-Id"); got != good {
 			t.Errorf("sane id %q answered with %q", good, got)
 		}

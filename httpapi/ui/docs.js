@@ -35,17 +35,6 @@ const HIDDEN_CLIENTS = [
   'python/python3', 'python/httpx_sync', 'python/httpx_async', 'python/aiohttp',
 ];
 
-// getOnly leaves out the HEAD and OPTIONS of every route: they mirror the GET
-// (headers only) and the CORS preflight, which the Conventions section tells
-// once; openapi.json lists them all.
-function getOnly(spec) {
-  for (const item of Object.values(spec.paths || {})) {
-    delete item.head;
-    delete item.options;
-  }
-  return spec;
-}
-
 // endpointsFirst lists the operations before the guides, in the sidebar and
 // in the page: the guide sections are linked from the introduction, and the
 // sidebar's first screen shows every operation.
@@ -130,7 +119,7 @@ function a11yFixes(root) {
 async function start() {
   const res = await fetch('/api/public/openapi.json', { headers: { Accept: 'application/json' } });
   if (!res.ok) throw new Error('openapi.json: HTTP ' + res.status);
-  const spec = endpointsFirst(tryItPlain(getOnly(await res.json())));
+  const spec = endpointsFirst(tryItPlain(await res.json()));
   const here = location.origin;
   const others = (spec.servers || []).filter((s) => s.url.replace(/\/+$/, '') !== here);
   spec.servers = [{ url: here, description: 'This server' }, ...others];
