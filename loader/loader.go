@@ -71,6 +71,7 @@ type Loader struct {
 
 	watcher watcher                 // the change feed that wakes the loads
 	settler atomic.Pointer[settler] // PostgreSQL with listen: what stands before a woken load
+	wakes   atomic.Pointer[wakes]   // while Run runs
 }
 
 // Status says how the loads are going, for /readyz and the metrics.
@@ -97,6 +98,9 @@ type Status struct {
 	// woke (see settler); BarrierWaitedOut the locks in them that another
 	// session held past the barrier's wait.
 	Barriers, BarrierWaitedOut int64
+	// FlagRings and KeyRings count the wake-ups of each load by Source
+	// (coalesced: several rings may start one load).
+	FlagRings, KeyRings [numSources]int64
 }
 
 // New makes a loader reading db into store.
@@ -132,6 +136,11 @@ func (l *Loader) Status() Status {
 	st.Notifications = l.watcher.notes.Load()
 	if s := l.settler.Load(); s != nil {
 		st.Barriers, st.BarrierWaitedOut = s.barriers.Load(), s.waitedOut.Load()
+	}
+	if w := l.wakes.Load(); w != nil {
+		for i := range numSources {
+			st.FlagRings[i], st.KeyRings[i] = w.rings[0][i].Load(), w.rings[1][i].Load()
+		}
 	}
 	return st
 }

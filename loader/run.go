@@ -19,6 +19,7 @@ import (
 // follows).
 func (l *Loader) Run(ctx context.Context, fs, ks cron.Schedule, ready func()) error {
 	w := newWakes()
+	l.wakes.Store(w)
 	if l.opt.Listen {
 		l.watcher.lost = make(chan struct{}, 1)
 		watching := make(chan struct{})
@@ -34,8 +35,8 @@ func (l *Loader) Run(ctx context.Context, fs, ks cron.Schedule, ready func()) er
 		defer func() { <-watching; <-polling }()
 	}
 	c := cron.New(cron.WithLocation(time.UTC))
-	c.Schedule(ks, cron.FuncJob(w.wakeKeys))
-	c.Schedule(fs, cron.FuncJob(w.wakeFlags))
+	c.Schedule(ks, cron.FuncJob(by(w.wakeKeys, BySchedule)))
+	c.Schedule(fs, cron.FuncJob(by(w.wakeFlags, BySchedule)))
 	c.Start()
 	defer func() { <-c.Stop().Done() }()
 
@@ -76,12 +77,12 @@ func (l *Loader) poll(ctx context.Context, w *wakes) {
 		case <-ctx.Done():
 			return
 		case <-l.watcher.lost:
-			w.wakeAll()
+			w.wakeAll(ByPolling)
 		case <-t.C:
 			if !l.watcher.up.Load() {
-				w.wakeKeys()
+				w.wakeKeys(ByPolling)
 				if n%2 == 0 {
-					w.wakeFlags()
+					w.wakeFlags(ByPolling)
 				}
 			}
 		}

@@ -20,8 +20,29 @@ const sqlitePoll = 100 * time.Millisecond
 
 // wakes are the two loads' doorbells. Each holds at most one ring: a
 // load in flight plus one pending, however many changes arrive meanwhile.
+// It counts the rings by load and source, for the operator to see what
+// keeps the data fresh.
 type wakes struct {
 	flags, keys chan struct{}
+	rings       [2][numSources]atomic.Int64 // by load (flags, keys) and source
+}
+
+// Source is what rang a load.
+type Source int
+
+// The sources of a load's rings: the database (a notification, SQLite's
+// change counter, the listener's start or return), the polling while the
+// listener is down, the schedules.
+const (
+	ByDatabase Source = iota
+	ByPolling
+	BySchedule
+	numSources
+)
+
+// String is the source's name, as the metrics label it.
+func (s Source) String() string {
+	return [numSources]string{"database", "polling", "schedule"}[s]
 }
 
 func newWakes() *wakes {
@@ -36,9 +57,12 @@ func knock(c chan struct{}) {
 	}
 }
 
-func (w *wakes) wakeFlags() { knock(w.flags) }
-func (w *wakes) wakeKeys()  { knock(w.keys) }
-func (w *wakes) wakeAll()   { w.wakeFlags(); w.wakeKeys() }
+func (w *wakes) wakeFlags(s Source) { w.rings[0][s].Add(1); knock(w.flags) }
+func (w *wakes) wakeKeys(s Source)  { w.rings[1][s].Add(1); knock(w.keys) }
+func (w *wakes) wakeAll(s Source)   { w.wakeFlags(s); w.wakeKeys(s) }
+
+// by returns f bound to s.
+func by(f func(Source), s Source) func() { return func() { f(s) } }
 
 // watcher tells whether the database's change feed is up.
 type watcher struct {
@@ -69,7 +93,7 @@ func (l *Loader) watch(ctx context.Context, db *DB, w *wakes) {
 	if l.db != db {
 		replica = l.db
 	}
-	s := newSettler(db, replica, w.wakeFlags, l.logErr)
+	s := newSettler(db, replica, by(w.wakeFlags, ByDatabase), l.logErr)
 	l.settler.Store(s)
 	settled := make(chan struct{})
 	go func() {
@@ -77,7 +101,7 @@ func (l *Loader) watch(ctx context.Context, db *DB, w *wakes) {
 		s.run(ctx)
 	}()
 	defer func() { <-settled }()
-	l.listen(ctx, db, s.notified, w.wakeKeys)
+	l.listen(ctx, db, s.notified, by(w.wakeKeys, ByDatabase))
 }
 
 // listen holds one LISTEN connection (lib/pq's Listener, which reconnects
@@ -222,10 +246,10 @@ func (l *Loader) pollDataVersion(ctx context.Context, db *DB, w *wakes) {
 			}
 			opened = true
 			l.watcher.up.Store(true)
-			w.wakeAll()
+			w.wakeAll(ByDatabase)
 		case moved:
 			l.watcher.notes.Add(1)
-			w.wakeAll()
+			w.wakeAll(ByDatabase)
 		}
 		select {
 		case <-ctx.Done():

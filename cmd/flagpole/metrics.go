@@ -109,13 +109,7 @@ func (p *program) registerState(reg *prometheus.Registry) {
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 		Name: "flagpole_listen_notifications_total", Help: "Changes the feed reported (notifications, or moves of SQLite's change counter).",
 	}, func() float64 { return float64(p.loader.Status().Notifications) }))
-	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
-		Name: "flagpole_load_barriers_total", Help: "Barriers passed on the primary before a load a notification woke (PostgreSQL with listen).",
-	}, func() float64 { return float64(p.loader.Status().Barriers) }))
-	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
-		Name: "flagpole_load_barrier_locks_waited_out_total",
-		Help: "Locks of the barrier held by another session past its wait (votes may then show later; see docs/deploy.md).",
-	}, func() float64 { return float64(p.loader.Status().BarrierWaitedOut) }))
+	p.registerFreshness(reg)
 	gauge("flagpole_keys_active", "Active API keys loaded.", func() float64 {
 		if k := p.store.Keys(); k != nil {
 			return float64(k.Len())

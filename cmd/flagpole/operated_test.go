@@ -118,8 +118,8 @@ func TestOperatedReplicaAndRoles(t *testing.T) {
 	c.WaitReplayed(t)
 
 	s := startServe(t, noEnv, append([]string{"--db", loadertest.As(c.Primary, "flagpole_api"),
-		"--db-replica", loadertest.As(c.Replica, "flagpole_api"), "--addr", "127.0.0.1:0"}, hourly...)...)
-	base := listenAddr(t, s)
+		"--db-replica", loadertest.As(c.Replica, "flagpole_api"), "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0"}, hourly...)...)
+	base, admin := listenAddr(t, s), adminBase(t, s)
 	waitReady(t, s, base)
 
 	voter, err := loader.Open(ctx, loadertest.As(c.Primary, "voting_app"))
@@ -167,6 +167,26 @@ func TestOperatedReplicaAndRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	servesAsStored(t, "the vote that began first and committed last", base, key, primary, 30*time.Second)
+	// What the operator sees: the database woke the loads, through the
+	// barrier; nothing polled.
+	if n := scrape(t, admin, "flagpole_load_wakeups_total", `{job="flags",source="database"}`); n < 1 {
+		t.Errorf("flag wake-ups by the database: %v", n)
+	}
+	if n := scrape(t, admin, "flagpole_load_barriers_total", ""); n < 1 {
+		t.Errorf("barriers: %v", n)
+	}
+	if n := scrape(t, admin, "flagpole_load_wakeups_total", `{job="flags",source="polling"}`); n != 0 {
+		t.Errorf("flag wake-ups by polling with the listener up: %v", n)
+	}
+}
+
+// adminBase is the admin address's base URL that serve logged.
+func adminBase(t *testing.T, s *server) string {
+	t.Helper()
+	m := s.waitFor(t, "the admin address", 30*time.Second, func() []string {
+		return adminAddr.FindStringSubmatch(s.stderr.String())
+	})
+	return "http://" + m[1]
 }
 
 // TestOperatedStalledPrimary: the primary's connections from serve stall
@@ -184,11 +204,11 @@ func TestOperatedStalledPrimary(t *testing.T) {
 	c.WaitReplayed(t)
 	proxied, proxy := viaProxy(t, c.Primary)
 
-	args := []string{"--db", proxied, "--db-replica", c.Replica, "--addr", "127.0.0.1:0"}
+	args := []string{"--db", proxied, "--db-replica", c.Replica, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0"}
 	args = append(args, hourly...)
 	args = append(args, "--db-timeout", "30s")
 	s := startServe(t, noEnv, args...)
-	base := listenAddr(t, s)
+	base, admin := listenAddr(t, s), adminBase(t, s)
 	waitReady(t, s, base)
 
 	ctx := context.Background()
@@ -214,5 +234,12 @@ func TestOperatedStalledPrimary(t *testing.T) {
 			t.Fatalf("a key created during the stall: %d", st)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	// What the operator sees: the listener down, the loads polling.
+	if up := scrape(t, admin, "flagpole_listen_up", ""); up != 0 {
+		t.Errorf("flagpole_listen_up %v during the stall", up)
+	}
+	if n := scrape(t, admin, "flagpole_load_wakeups_total", `{job="flags",source="polling"}`); n < 1 {
+		t.Errorf("flag wake-ups by polling during the stall: %v", n)
 	}
 }
