@@ -184,7 +184,7 @@ func (db *DB) unseenArgs(p position) (string, string) {
 // from a position: its two arguments are unseenArgs'.
 func unseenWhere(d Dialect) string {
 	if d == Postgres {
-		return "(stamp >= CAST(? AS xid8) OR stamp = ANY(CAST(? AS xid8[])))"
+		return "(stamp >= CAST(? AS bigint) OR stamp = ANY(CAST(? AS bigint[])))"
 	}
 	return "(stamp >= CAST(? AS INTEGER) OR stamp IN (SELECT value FROM json_each(?)))"
 }

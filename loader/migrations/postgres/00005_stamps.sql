@@ -2,8 +2,10 @@
 -- visibility, not by clocks (docs/architecture.md, "Freshness").
 --
 -- Every row written to flags or data_changes carries the id of the
--- transaction that wrote it (stamp, xid8), set by a trigger whatever the
--- statement gives, so a restored dump's stamps are the restore's own. A
+-- transaction that wrote it (stamp: pg_current_xact_id(), the 64-bit id
+-- that never wraps, as a bigint: the planner estimates a range of bigints
+-- from the column's statistics, where for xid8 it would guess a third of
+-- the table), set by a trigger whatever the statement gives. A
 -- load remembers which transaction ids it has seen finished; the next one
 -- reads the rows stamped by any other: those at or above the first id it
 -- did not check, and those of the transactions it found still open. This
@@ -38,8 +40,8 @@
 -- session's lock) notifies itself.
 
 -- +goose Up
-ALTER TABLE flags ADD COLUMN stamp xid8 NOT NULL DEFAULT '0';
-ALTER TABLE data_changes ADD COLUMN stamp xid8 NOT NULL DEFAULT '0';
+ALTER TABLE flags ADD COLUMN stamp bigint NOT NULL DEFAULT 0;
+ALTER TABLE data_changes ADD COLUMN stamp bigint NOT NULL DEFAULT 0;
 ALTER TABLE data_changes DROP CONSTRAINT data_changes_kind_check;
 ALTER TABLE data_changes ADD CONSTRAINT data_changes_kind_check
     CHECK (kind IN ('import', 'seed', 'snapshot', 'reload'));
@@ -47,7 +49,7 @@ ALTER TABLE data_changes ADD CONSTRAINT data_changes_kind_check
 -- +goose StatementBegin
 CREATE FUNCTION flagpole_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    NEW.stamp := pg_current_xact_id();
+    NEW.stamp := pg_current_xact_id()::text::bigint;
     IF TG_OP = 'UPDATE' AND TG_TABLE_NAME = 'flags' THEN
         NEW.updated_at := clock_timestamp();
     END IF;
