@@ -36,7 +36,8 @@ type Config struct {
 	RateLimit         int           // requests per key per rolling minute, unless the key has its own
 	CacheMB           int           // rendered-response cache size
 	MaxSnapshotAge    time.Duration // /readyz fails when the snapshot is older; 0: never
-	ShutdownTimeout   time.Duration
+	ShutdownDelay     time.Duration // after SIGTERM, serving while /readyz says 503, before the API stops accepting
+	ShutdownTimeout   time.Duration // then, how long requests in flight may finish
 	ReadHeaderTimeout time.Duration
 	ReadTimeout       time.Duration
 	WriteTimeout      time.Duration

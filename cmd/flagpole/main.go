@@ -44,8 +44,11 @@ var synopses = map[string]string{
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// serve drains on the first stop signal and stops on the second (see
+	// followSignals); every other command stops on the first.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx := withSignals(context.Background(), sigs)
 	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv); err != nil {
 		msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 		fmt.Fprintln(os.Stderr, "flagpole:", msg)
@@ -72,6 +75,11 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return errors.New("a command is required (flagpole help lists them)")
 	}
 	cmd, rest := args[0], args[1:]
+	if cmd != "serve" {
+		var stop context.CancelFunc
+		ctx, stop = stopOnSignal(ctx)
+		defer stop()
+	}
 	switch cmd {
 	case "serve":
 		return runServe(ctx, rest, stdout, stderr, getenv)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -39,6 +40,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		}
 	}
 	cfg.LogFormat = logFormat(cfg.LogFormat, stderr)
+	// ctx ends when serve is to stop: a signal while starting, the end of
+	// the drain (shutdown_delay, a second signal), or the caller's ctx.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	started := make(chan *program, 1)
+	go followSignals(ctx, stop, signalsOf(ctx), started, terminal(stderr))
 	p, err := newProgram(ctx, cfg, *demo, stdout, stderr)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -47,6 +54,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 	defer p.Close()
+	started <- p
 	if p.banner != "" {
 		bctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -90,6 +98,10 @@ type program struct {
 	ready   chan struct{} // closed after the first load
 	reg     *prometheus.Registry
 	banner  string // --demo: the new key and how to use it, shown again once ready
+
+	// draining is set from the first SIGTERM on: /readyz answers 503 and
+	// each answer of the API closes its connection (see drain).
+	draining atomic.Bool
 }
 
 func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
