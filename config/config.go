@@ -43,6 +43,7 @@ type Config struct {
 	WriteTimeout      time.Duration
 	IdleTimeout       time.Duration
 	LogFormat         string // json, text, or auto (text on a terminal)
+	LogLevel          string // debug, info, warn or error
 	AccessLog         bool
 	SnapshotDaily     bool     // serve writes the daily trend snapshot at 00:00 UTC
 	MaxConns          int      // open connections of the API at most; 0: derived from the open-file limit
@@ -313,6 +314,9 @@ func (c *Config) Validate() error {
 	case "json", "text", "auto":
 	default:
 		return fmt.Errorf("log_format %q: want json, text or auto", c.LogFormat)
+	}
+	if _, err := ParseLevel(c.LogLevel); err != nil {
+		return err
 	}
 	if c.DBTimeout < 100*time.Millisecond {
 		return errors.New("db_timeout must be at least 100ms")

@@ -73,11 +73,14 @@ func newMetrics(reg prometheus.Registerer, a *API) *metrics {
 	m.children.Store(&map[series]*seriesMetrics{})
 	if reg != nil {
 		reg.MustRegister(m.requests, m.latency, m.limited, m.anonLimited)
-		if a.anon != nil {
-			reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-				Name: "flagpole_anon_addresses", Help: "Client addresses the keyless limit remembers.",
-			}, func() float64 { return float64(a.anon.Len()) }))
-		}
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "flagpole_anon_addresses", Help: "Client addresses the keyless limit remembers (0 while it is off).",
+		}, func() float64 {
+			if anon := a.anonLimiter(); anon != nil {
+				return float64(anon.Len())
+			}
+			return 0
+		}))
 	}
 	return m
 }

@@ -4,7 +4,6 @@
 package httpapi
 
 import (
-	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -82,11 +81,9 @@ type API struct {
 	engine  *gin.Engine
 	openapi *response
 	metrics *metrics
-	anon    *ratelimit.Addrs // nil: keyless traffic is not limited
-	// anonDetail is the detail of the keyless 429.
-	anonDetail string
-	proxies    addrset.Set
-	stop       chan struct{}
+	// live are the settings Apply changes while the API runs.
+	live live
+	stop chan struct{}
 	// searches runs search queries and keeps their results.
 	searches *searches
 	// hub feeds the live streams.
@@ -123,12 +120,8 @@ func New(opt Options) (*API, error) {
 		opt.SweepEvery = 30 * time.Second
 	}
 	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, details: newDetails(detailBytes), trends: newTrends(trendBytes), answers: newAnswers(answerBytes), log: opt.Log, now: opt.Now, openapi: newResponse(spec),
-		proxies: opt.TrustedProxies, stop: make(chan struct{})}
-	if opt.AnonRateLimit > 0 {
-		a.anon = ratelimit.NewAddrs(opt.AnonRateLimit, maxAnonAddrs)
-		a.anonDetail = fmt.Sprintf("requests without a valid API key may come %d a minute from one address; "+
-			"wait Retry-After seconds, or send a key", opt.AnonRateLimit)
-	}
+		stop: make(chan struct{})}
+	a.setLive(opt)
 	a.metrics = newMetrics(opt.Metrics, a)
 	if a.searches, err = newSearches(opt.CacheBytes/4, opt.Metrics); err != nil {
 		return nil, err
@@ -200,10 +193,7 @@ func (a *API) routes() *gin.Engine {
 	e.UseRawPath = true
 	e.UnescapePathValues = true
 
-	e.Use(a.recoverer, a.observe, a.requestID)
-	if a.opt.AccessLog != nil {
-		e.Use(a.accessLog)
-	}
+	e.Use(a.recoverer, a.observe, a.requestID, a.accessLog)
 	e.Use(corsEverywhere(newCORSPolicy(newCORS())))
 	e.NoRoute(func(c *gin.Context) {
 		if a.chargeRequest(c) {

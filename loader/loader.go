@@ -80,6 +80,7 @@ type Loader struct {
 
 	watcher watcher     // the change feed that wakes the loads
 	writing atomic.Bool // the last flag load saw a write still open
+	sched   schedules   // the loads' schedules, which Reschedule changes
 }
 
 // Status says how the loads are going, for /readyz and the metrics.
@@ -425,11 +426,7 @@ func (l *Loader) Run(ctx context.Context, fs, ks cron.Schedule, ready func()) er
 		}()
 		defer func() { <-watching }()
 	}
-	c := cron.New(cron.WithLocation(time.UTC))
-	c.Schedule(ks, cron.FuncJob(w.wakeKeys))
-	c.Schedule(fs, cron.FuncJob(w.wakeFlags))
-	c.Start()
-	defer func() { <-c.Stop().Done() }()
+	defer l.startSchedules(w, fs, ks)()
 
 	keysFirst, flagsFirst := make(chan struct{}), make(chan struct{})
 	go func() {

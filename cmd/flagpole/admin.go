@@ -23,9 +23,9 @@ func (p *program) readiness() httpapi.Readiness {
 		r.Snapshot = httpapi.SnapshotDetail(s, time.Now())
 		ms := p.loader.Status().LastDuration.Milliseconds()
 		r.Snapshot.LastLoadMs = &ms
-		if p.cfg.MaxSnapshotAge > 0 && time.Since(s.LoadedAt) > p.cfg.MaxSnapshotAge {
+		if maxAge := p.settings().MaxSnapshotAge; maxAge > 0 && time.Since(s.LoadedAt) > maxAge {
 			r.Ready, r.Reason = false, httpapi.ReasonStale
-			r.Stale = fmt.Sprintf("the snapshot is older than max_snapshot_age (%s)", p.cfg.MaxSnapshotAge)
+			r.Stale = fmt.Sprintf("the snapshot is older than max_snapshot_age (%s)", maxAge)
 		}
 	}
 	if p.draining.Load() {

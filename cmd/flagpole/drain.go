@@ -15,9 +15,10 @@ import (
 // it returns is closed after shutdown_delay.
 func (p *program) drain(s os.Signal) <-chan struct{} {
 	p.draining.Store(true)
-	d := p.cfg.ShutdownDelay
+	cfg := p.settings()
+	d := cfg.ShutdownDelay
 	p.log.Info("shutting down: /readyz answers 503; the API serves on for shutdown_delay, then stops accepting",
-		"signal", s.String(), "shutdown_delay", p.cfg.Text("shutdown_delay"))
+		"signal", s.String(), "shutdown_delay", cfg.Text("shutdown_delay"))
 	done := make(chan struct{})
 	time.AfterFunc(d, func() { close(done) })
 	return done

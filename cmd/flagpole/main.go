@@ -44,10 +44,11 @@ var synopses = map[string]string{
 }
 
 func main() {
-	// serve drains on the first stop signal and stops on the second (see
-	// followSignals); every other command stops on the first.
+	// serve drains on the first stop signal and stops on the second, and
+	// reads its configuration again on SIGHUP (see followSignals); every
+	// other command stops on the first of the three.
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	ctx := withSignals(context.Background(), sigs)
 	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv); err != nil {
 		msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")

@@ -76,7 +76,8 @@ func (p *program) runLoads(ctx context.Context, errc chan<- error) <-chan struct
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		err := p.loader.Run(ctx, p.cfg.Refresh, p.cfg.KeyRefresh, func() { close(p.ready) })
+		cfg := p.settings() // as a SIGHUP before left it; one after reschedules the loads
+		err := p.loader.Run(ctx, cfg.Refresh, cfg.KeyRefresh, func() { close(p.ready) })
 		if err != nil && !errors.Is(err, context.Canceled) {
 			errc <- err
 		}
@@ -109,8 +110,9 @@ func (p *program) scheduleSnapshots(ctx context.Context) *cron.Cron {
 // stop, both within shutdown_timeout; the admin server goes last, so that
 // /readyz and /metrics answer throughout.
 func (p *program) shutdown(api, admin *http.Server, loadsDone <-chan struct{}) {
-	p.log.Info("shutting down: the API stops accepting", "shutdown_timeout", p.cfg.Text("shutdown_timeout"))
-	sctx, cancel := context.WithTimeout(context.Background(), p.cfg.ShutdownTimeout)
+	cfg := p.settings()
+	p.log.Info("shutting down: the API stops accepting", "shutdown_timeout", cfg.Text("shutdown_timeout"))
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	if err := api.Shutdown(sctx); err != nil {
 		p.log.Warn("requests still in flight at shutdown_timeout were cut", "err", err)

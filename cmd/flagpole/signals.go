@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"syscall"
 )
 
 // signalsKey is the context key under which main hands the process's
@@ -21,6 +22,10 @@ func signalsOf(ctx context.Context) <-chan os.Signal {
 	sigs, _ := ctx.Value(signalsKey{}).(<-chan os.Signal)
 	return sigs
 }
+
+// isReload reports whether s asks a running serve to read its
+// configuration again.
+func isReload(s os.Signal) bool { return s == syscall.SIGHUP }
 
 // stopOnSignal is ctx ended by the first signal: how every command but
 // serve stops (serve drains first, see followSignals).
@@ -46,7 +51,8 @@ func stopOnSignal(ctx context.Context) (context.Context, context.CancelFunc) {
 // is served yet. Once serving (p arrives on started), the first one
 // begins the drain (p.drain: /readyz 503, the API still answering) and
 // cancel follows shutdown_delay later; a second one, or SIGINT when a
-// person at a terminal sent it, cancels at once.
+// person at a terminal sent it, cancels at once. SIGHUP re-reads the
+// configuration (p.reload); while starting it is ignored.
 func followSignals(ctx context.Context, cancel context.CancelFunc, sigs <-chan os.Signal, started <-chan *program, atTerminal bool) {
 	var p *program
 	var delay <-chan struct{}
@@ -62,6 +68,10 @@ func followSignals(ctx context.Context, cancel context.CancelFunc, sigs <-chan o
 			return
 		case s := <-sigs:
 			switch {
+			case isReload(s) && p == nil:
+				continue // the start reads the file as it is now
+			case isReload(s):
+				p.reload()
 			case p == nil:
 				cancel()
 				return
