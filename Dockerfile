@@ -4,11 +4,16 @@
 # See docs/deploy.md.
 
 FROM golang:1.26-bookworm AS build
+# What flagpole version and flagpole_build_info report (.git stays out of
+# the build context): docker build --build-arg VERSION=$(git describe
+# --tags --always --dirty) --build-arg REVISION=$(git rev-parse HEAD) .
+ARG VERSION=""
+ARG REVISION=""
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/flagpole ./cmd/flagpole
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.version=${VERSION} -X main.revision=${REVISION}" -o /out/flagpole ./cmd/flagpole
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/flagpole /flagpole

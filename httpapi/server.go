@@ -126,6 +126,9 @@ func New(opt Options) (*API, error) {
 	if a.searches, err = newSearches(opt.CacheBytes/4, opt.Metrics); err != nil {
 		return nil, err
 	}
+	if opt.Metrics != nil {
+		opt.Metrics.MustRegister(newCacheCollector(a))
+	}
 	if a.answers != nil {
 		a.unswap = opt.Store.OnSwapped(func(s *memstore.Snapshot) { a.answers.dropBefore(s.Serial()) })
 	}
@@ -145,9 +148,11 @@ func New(opt Options) (*API, error) {
 // Handler is the http.Handler of the API.
 func (a *API) Handler() http.Handler { return a.engine }
 
-// CacheHitRatio is the share of lookups the caches answered: rendered
-// responses, and searches whose entry was kept (a spelling of the query
-// not asked before is then rendered, without running the search).
+// CacheHitRatio is the share of lookups the caches answered since start:
+// rendered responses, and searches whose entry was kept (a spelling of
+// the query not asked before is then rendered, without running the
+// search). Deprecated: the metrics' flagpole_cache_hits_total and
+// flagpole_cache_lookups_total give it per cache and over any window.
 func (a *API) CacheHitRatio() float64 {
 	found, all := a.cache.lookups()
 	df, da := a.details.lookups()

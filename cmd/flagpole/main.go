@@ -25,6 +25,7 @@ commands:
   export    write every flag as JSON Lines (FILE or -, default -)
   snapshot  record today's trend snapshot (UTC), once per day
   keys      create, list or revoke API keys
+  version   print the version of this build
 
 Run flagpole <command> -h (or flagpole help <command>) for the flags of a command.
 `
@@ -41,6 +42,7 @@ var synopses = map[string]string{
 	"keys create": "flagpole keys create --name NAME [flags]",
 	"keys list":   "flagpole keys list [flags]",
 	"keys revoke": "flagpole keys revoke [flags] KEY_ID",
+	"version":     "flagpole version",
 }
 
 func main() {
@@ -96,6 +98,8 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return runSnapshot(ctx, rest, stdout, stderr, getenv)
 	case "keys":
 		return runKeys(ctx, rest, stdout, stderr, getenv)
+	case "version", "--version":
+		return runVersion(rest, stdout)
 	case "help", "-h", "-help", "--help":
 		if len(rest) == 0 {
 			fmt.Fprint(stdout, usage)

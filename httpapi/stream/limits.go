@@ -10,3 +10,6 @@ func (h *Hub) SetMaxPerKey(n int) {
 	defer h.mu.Unlock()
 	h.opt.MaxPerKey = n
 }
+
+// MaxStreams is the most streams the hub holds open at once.
+func (h *Hub) MaxStreams() int { return h.opt.MaxStreams }
