@@ -1,6 +1,7 @@
 # flagpole: a static binary on a minimal, non-root base image.
 #   docker build -t flagpole .
-#   docker run -p 8080:8080 -e FLAGPOLE_DB=postgres://... flagpole
+#   docker run -p 8080:8080 -p 127.0.0.1:9090:9090 -e FLAGPOLE_DB=postgres://... flagpole
+# The admin port (metrics, pprof) is published on the host's loopback only.
 # See docs/deploy.md.
 
 FROM golang:1.26-bookworm AS build
@@ -25,5 +26,8 @@ ENV FLAGPOLE_CONFIG=/etc/flagpole/config.yaml \
     FLAGPOLE_DB=sqlite:/data/flagpole.db
 EXPOSE 8080 9090
 USER nonroot:nonroot
+# Healthy once ready (/readyz: the first load is in); unhealthy again from
+# SIGTERM on. The start period covers a first load of a million flags.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=2m --retries=3 CMD ["/flagpole", "healthcheck"]
 ENTRYPOINT ["/flagpole"]
 CMD ["serve"]

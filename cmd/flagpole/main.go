@@ -18,14 +18,15 @@ import (
 const usage = `usage: flagpole <command> [flags]
 
 commands:
-  serve     serve the API (--demo seeds an empty database and prints a key)
-  migrate   create the database, or bring its schema up to date
-  seed      write the deterministic demo data set into an empty database
-  import    read flags as JSON Lines (FILE or -), all or nothing
-  export    write every flag as JSON Lines (FILE or -, default -)
-  snapshot  record today's trend snapshot (UTC), once per day
-  keys      create, list or revoke API keys
-  version   print the version of this build
+  serve        serve the API (--demo seeds an empty database and prints a key)
+  migrate      create the database, or bring its schema up to date
+  seed         write the deterministic demo data set into an empty database
+  import       read flags as JSON Lines (FILE or -), all or nothing
+  export       write every flag as JSON Lines (FILE or -, default -)
+  snapshot     record today's trend snapshot (UTC), once per day
+  keys         create, list or revoke API keys
+  healthcheck  ask the local serve whether it is ready (a container's HEALTHCHECK)
+  version      print the version of this build
 
 Run flagpole <command> -h (or flagpole help <command>) for the flags of a command.
 `
@@ -42,6 +43,7 @@ var synopses = map[string]string{
 	"keys create": "flagpole keys create --name NAME [flags]",
 	"keys list":   "flagpole keys list [flags]",
 	"keys revoke": "flagpole keys revoke [flags] KEY_ID",
+	"healthcheck": "flagpole healthcheck [--live] [--timeout 2s] [flags]",
 	"version":     "flagpole version",
 }
 
@@ -98,6 +100,8 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return runSnapshot(ctx, rest, stdout, stderr, getenv)
 	case "keys":
 		return runKeys(ctx, rest, stdout, stderr, getenv)
+	case "healthcheck":
+		return runHealthcheck(ctx, rest, stdout, getenv)
 	case "version", "--version":
 		return runVersion(rest, stdout)
 	case "help", "-h", "-help", "--help":
