@@ -45,6 +45,7 @@ type Config struct {
 	LogFormat         string // json, text, or auto (text on a terminal)
 	LogLevel          string // debug, info, warn or error
 	AccessLog         bool
+	ServerTiming      bool     // answers carry the Server-Timing header
 	SnapshotDaily     bool     // serve writes the daily trend snapshot at 00:00 UTC
 	MaxConns          int      // open connections of the API at most; 0: derived from the open-file limit
 	MaxConnsPerIP     int      // open connections of one client address at most; 0: no cap

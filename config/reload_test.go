@@ -56,7 +56,7 @@ func TestLiveSettings(t *testing.T) {
 		}
 	}
 	want := []string{"refresh", "key_refresh", "rate_limit", "cache_mb", "max_snapshot_age", "shutdown_delay",
-		"shutdown_timeout", "log_level", "access_log", "max_streams_per_key", "anon_rate_limit", "trusted_proxies"}
+		"shutdown_timeout", "log_level", "server_timing", "access_log", "max_streams_per_key", "anon_rate_limit", "trusted_proxies"}
 	if !slices.Equal(live, want) {
 		t.Errorf("live settings %v, want %v", live, want)
 	}

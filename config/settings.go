@@ -36,6 +36,7 @@ var settings = []setting{
 	row("shutdown_timeout", 10*time.Second, "how long requests in flight may finish once the API stops accepting", func(c *Config) *time.Duration { return &c.ShutdownTimeout }).live(),
 	row("log_format", "auto", "json, text, or auto: text when standard error is a terminal, else json", func(c *Config) *string { return &c.LogFormat }),
 	row("log_level", "info", "debug, info, warn or error: the least level of the log lines written (the access log aside)", func(c *Config) *string { return &c.LogLevel }).live(),
+	row("server_timing", false, "answers of the routes that take a key carry Server-Timing (auth, limiter, cache hit or miss, render, total): for load tests", func(c *Config) *bool { return &c.ServerTiming }).live(),
 	row("access_log", true, "log one line per request", func(c *Config) *bool { return &c.AccessLog }).live(),
 	row("snapshot_daily", true, "serve writes the daily trend snapshot at 00:00 UTC", func(c *Config) *bool { return &c.SnapshotDaily }),
 	row("redis_prefix", "flagpole:", "prefix of the Redis keys (instances sharing a budget share it)", func(c *Config) *string { return &c.RedisPrefix }),

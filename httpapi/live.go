@@ -19,6 +19,7 @@ type Settings struct {
 	AccessLog        *slog.Logger
 	MaxStreamsPerKey int
 	CacheBytes       int64
+	ServerTiming     bool
 }
 
 // live holds the settings the request path reads, each swapped whole by
@@ -30,6 +31,8 @@ type live struct {
 	accessLog atomic.Pointer[slog.Logger]     // nil: no access log
 	// cacheBytes is the cache budget now (Options.CacheBytes at New).
 	cacheBytes atomic.Int64
+	// serverTiming: answers of the key-checked routes carry Server-Timing.
+	serverTiming atomic.Bool
 }
 
 // setLive stores the settings of opt at New.
@@ -42,6 +45,7 @@ func (a *API) setLive(opt Options) {
 	}
 	a.live.accessLog.Store(opt.AccessLog)
 	a.live.cacheBytes.Store(opt.CacheBytes)
+	a.live.serverTiming.Store(opt.ServerTiming)
 }
 
 // Apply makes s the API's settings from the next request on. The rate
@@ -66,6 +70,7 @@ func (a *API) Apply(s Settings) (notApplied []string) {
 		anon.SetLimit(s.AnonRateLimit)
 	}
 	a.live.accessLog.Store(s.AccessLog)
+	a.live.serverTiming.Store(s.ServerTiming)
 	a.hub.SetMaxPerKey(s.MaxStreamsPerKey)
 	if s.CacheBytes == a.live.cacheBytes.Load() {
 		return nil

@@ -139,7 +139,11 @@ func (a *API) accessLog(c *gin.Context) {
 // headers on every authenticated response and refuses with 429 when the
 // budget of the rolling minute is spent.
 func (a *API) auth(c *gin.Context) {
-	if key, ok := a.authenticate(c); ok && a.spend(c, key) {
+	tm := a.startTiming(c)
+	key, ok := a.authenticate(c)
+	tm.authDone()
+	if ok && a.spend(c, key) {
+		tm.limiterDone()
 		c.Next()
 	}
 }

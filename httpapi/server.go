@@ -58,6 +58,9 @@ type Options struct {
 	// StreamBuffer is the most events queued for one stream (0: 64).
 	StreamHeartbeat, StreamWriteTimeout time.Duration
 	StreamBuffer                        int
+	// ServerTiming adds the Server-Timing header to the answers of the
+	// routes that check a key (see timing).
+	ServerTiming bool
 }
 
 // API serves the public API from a memstore.Store.

@@ -124,7 +124,7 @@ func (p *program) apply(cfg *config.Config, changed []string) []string {
 		p.level.Set(level)
 	}
 	s := httpapi.Settings{RateLimit: cfg.RateLimit, AnonRateLimit: cfg.AnonRateLimit, TrustedProxies: cfg.Proxies,
-		MaxStreamsPerKey: cfg.MaxStreamsPerKey, CacheBytes: int64(cfg.CacheMB) << 20}
+		MaxStreamsPerKey: cfg.MaxStreamsPerKey, CacheBytes: int64(cfg.CacheMB) << 20, ServerTiming: cfg.ServerTiming}
 	if cfg.AccessLog {
 		s.AccessLog = p.accessLog
 	}

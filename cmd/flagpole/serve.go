@@ -216,7 +216,7 @@ func (p *program) newAPI(ctx context.Context) error {
 	cfg := p.cfg
 	opt := httpapi.Options{Store: p.store, RateLimit: cfg.RateLimit, CacheBytes: int64(cfg.CacheMB) << 20,
 		Log: p.log, Ready: p.readiness, Metrics: p.reg, AnonRateLimit: cfg.AnonRateLimit, TrustedProxies: cfg.Proxies,
-		MaxStreamsPerKey: cfg.MaxStreamsPerKey}
+		MaxStreamsPerKey: cfg.MaxStreamsPerKey, ServerTiming: cfg.ServerTiming}
 	if cfg.Redis != "" {
 		ratelimit.SetRedisLogger(p.log)
 		var err error
