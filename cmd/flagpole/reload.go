@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -33,13 +34,29 @@ type reloading struct {
 	restartPending prometheus.Gauge
 }
 
-// initReloading sets the program's first settings, and its logs on w.
+// initReloading sets the program's first settings, and its logs on w:
+// the log and the access log, two loggers whose lines w takes whole, one
+// at a time.
 func (p *program) initReloading(cfg config.Config, w io.Writer) {
 	p.current.Store(&cfg)
 	level, _ := config.ParseLevel(cfg.LogLevel) // Validate checked it
 	p.level.Set(level)
+	w = &lineWriter{w: w}
 	p.log = newLogger(cfg, w, &p.level)
 	p.accessLog = newLogger(cfg, w, nil)
+}
+
+// lineWriter passes each line a logger writes to w under one lock, so
+// that the lines of two loggers never interleave.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }
 
 // settings are the settings the program runs with now: those it started

@@ -63,7 +63,7 @@ func followSignals(ctx context.Context, cancel context.CancelFunc, sigs <-chan o
 		case p = <-started:
 			started = nil
 		case <-delay:
-			p.log.Info("shutdown_delay is over: the API stops accepting")
+			p.log.Info("shutdown_delay is over")
 			cancel()
 			return
 		case s := <-sigs:
