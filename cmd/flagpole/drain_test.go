@@ -130,7 +130,8 @@ func TestDrainInFlight(t *testing.T) {
 	r := newLiveRig(t, loader.SQLite)
 	redis, stall := viaProxy(t, loadertest.RedisURL(t))
 	s, sigs := startSignalled(t, false, "--db", r.dbURL, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0",
-		"--redis", redis, "--redis-prefix", redisPrefix(), "--redis-timeout", "10s", "--shutdown-delay", "10m",
+		"--redis", redis, "--redis-prefix", redisPrefix(), "--redis-timeout", "15s", "--shutdown-delay", "10m",
+		"--shutdown-timeout", "1m",
 		"--access-log=false", "--snapshot-daily=false")
 	base := listenAddr(t, s)
 	admin := "http://" + adminAddr.FindStringSubmatch(s.stderr.String())[1]

@@ -15,7 +15,8 @@ import (
 
 // haproxyConf balances round robin over the servers, checking GET /readyz
 // of each every 500 ms (HAProxy's defaults otherwise: down after 3 failed
-// checks, up after 2 good ones) and never retrying a request on another
+// checks, up after 2 good ones; a check may take 2 s on a busy machine
+// before it counts as failed) and never retrying a request on another
 // server: a request sent to an instance that no longer accepts fails, as
 // behind a Kubernetes Service or a cloud load balancer. A second frontend
 // serves HAProxy's own statistics, which say whether it holds a server up.
@@ -27,6 +28,7 @@ defaults
   timeout connect 2s
   timeout client 30s
   timeout server 30s
+  timeout check 2s
 frontend api
   bind %[1]s
   default_backend flagpole
