@@ -51,7 +51,7 @@ func PrintFlags(w io.Writer, fs *flag.FlagSet) {
 		s := &settings[i]
 		if f := fs.Lookup(FlagName(s.key)); f != nil {
 			usage := s.usage
-			if s.reloadable {
+			if Live(s.key) {
 				usage += " (a running serve applies it on SIGHUP)"
 			}
 			fmt.Fprintf(w, "  --%s%s\n        %s\n        default %s, env %s\n", f.Name, typeText(s), usage, defaultText(s), EnvName(s.key))

@@ -15,15 +15,14 @@ type kind interface {
 // setting is one row of the table: everything the file, the environment,
 // the flags and -h need to know of it, whatever its kind.
 type setting struct {
-	key        string
-	usage      string
-	typ        string // the kind's name in -h: string, int, bool, duration, list, schedule
-	every      bool   // a flag of every command that opens the database, not only serve
-	reloadable bool   // a running serve applies it on SIGHUP; otherwise it needs a restart
-	def        string // the default as text, as config.yaml and -h write it
-	set        func(*Config, string) error
-	get        func(*Config) string
-	reset      func(*Config) // sets the default
+	key   string
+	usage string
+	typ   string // the kind's name in -h: string, int, bool, duration, list, schedule
+	every bool   // a flag of every command that opens the database, not only serve
+	def   string // the default as text, as config.yaml and -h write it
+	set   func(*Config, string) error
+	get   func(*Config) string
+	reset func(*Config) // sets the default
 }
 
 // row makes the setting key of default def filling field.
@@ -46,13 +45,6 @@ func row[T kind](key string, def T, usage string, field func(*Config) *T) settin
 // the database (db and its kin), not of serve alone.
 func (s setting) forEveryCommand() setting {
 	s.every = true
-	return s
-}
-
-// live marks the setting as one a running serve applies when it reads its
-// configuration again (SIGHUP).
-func (s setting) live() setting {
-	s.reloadable = true
 	return s
 }
 

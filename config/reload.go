@@ -6,30 +6,36 @@ import (
 	"strings"
 )
 
+// live are the settings a running serve applies when SIGHUP makes it read
+// its configuration again; any other needs a restart. A setting joins
+// when serve applies it (cmd/flagpole's reload) and its tests say so.
+var live = map[string]bool{
+	"refresh": true, "key_refresh": true, "rate_limit": true, "cache_mb": true, "max_snapshot_age": true,
+	"shutdown_delay": true, "shutdown_timeout": true, "log_level": true, "server_timing": true, "access_log": true,
+	"max_streams_per_key": true, "anon_rate_limit": true, "trusted_proxies": true,
+}
+
 // Changed lists the settings whose values differ between running and
-// next, split into those a running serve applies on SIGHUP (live) and
+// next, split into those a running serve applies on SIGHUP (changed) and
 // those that need a restart, each in the table's order.
-func Changed(running, next Config) (live, restart []string) {
+func Changed(running, next Config) (changed, restart []string) {
 	for i := range settings {
 		s := &settings[i]
 		if s.get(&running) == s.get(&next) {
 			continue
 		}
-		if s.reloadable {
-			live = append(live, s.key)
+		if Live(s.key) {
+			changed = append(changed, s.key)
 		} else {
 			restart = append(restart, s.key)
 		}
 	}
-	return live, restart
+	return changed, restart
 }
 
 // Live reports whether a running serve applies the setting key when it
 // reads its configuration again.
-func Live(key string) bool {
-	s := find(key)
-	return s != nil && s.reloadable
-}
+func Live(key string) bool { return live[key] && find(key) != nil }
 
 // Overridden lists the settings that a flag given on the command line, or
 // a FLAGPOLE_ variable, sets: they win over the file, so editing the file
@@ -66,7 +72,7 @@ func Merge(running, next Config) Config {
 	out := running
 	out.TrustedProxies = append([]string(nil), running.TrustedProxies...)
 	for i := range settings {
-		if s := &settings[i]; s.reloadable {
+		if s := &settings[i]; Live(s.key) {
 			if err := s.set(&out, s.get(&next)); err != nil {
 				panic("config: a setting does not read its own text: " + s.key + ": " + err.Error())
 			}
