@@ -33,8 +33,12 @@ $(STATICCHECK):
 $(GREMLINS):
 	go install github.com/go-gremlins/gremlins/cmd/gremlins@$(GREMLINS_VERSION)
 
+# The version and commit that flagpole version and flagpole_build_info
+# report, from git (go build records them itself only with -buildvcs).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 build:
-	CGO_ENABLED=0 go build -trimpath -o flagpole ./cmd/flagpole
+	CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=$(VERSION) -X main.revision=$(REVISION)" -o flagpole ./cmd/flagpole
 
 # Each fuzz target beyond its seed corpus (which plain `go test` runs), CI
 # calls this. A number of executions, about 10 s each on 2 cores, not a

@@ -36,13 +36,16 @@ type Config struct {
 	RateLimit         int           // requests per key per rolling minute, unless the key has its own
 	CacheMB           int           // rendered-response cache size
 	MaxSnapshotAge    time.Duration // /readyz fails when the snapshot is older; 0: never
-	ShutdownTimeout   time.Duration
+	ShutdownDelay     time.Duration // after SIGTERM, serving while /readyz says 503, before the API stops accepting
+	ShutdownTimeout   time.Duration // then, how long requests in flight may finish
 	ReadHeaderTimeout time.Duration
 	ReadTimeout       time.Duration
 	WriteTimeout      time.Duration
 	IdleTimeout       time.Duration
 	LogFormat         string // json, text, or auto (text on a terminal)
+	LogLevel          string // debug, info, warn or error
 	AccessLog         bool
+	ServerTiming      bool     // answers carry the Server-Timing header
 	SnapshotDaily     bool     // serve writes the daily trend snapshot at 00:00 UTC
 	MaxConns          int      // open connections of the API at most; 0: derived from the open-file limit
 	MaxConnsPerIP     int      // open connections of one client address at most; 0: no cap
@@ -322,6 +325,9 @@ func (c *Config) Validate() error {
 	case "json", "text", "auto":
 	default:
 		return fmt.Errorf("log_format %q: want json, text or auto", c.LogFormat)
+	}
+	if _, err := ParseLevel(c.LogLevel); err != nil {
+		return err
 	}
 	if c.DBTimeout < 100*time.Millisecond {
 		return errors.New("db_timeout must be at least 100ms")

@@ -50,7 +50,11 @@ func PrintFlags(w io.Writer, fs *flag.FlagSet) {
 	for i := range settings {
 		s := &settings[i]
 		if f := fs.Lookup(FlagName(s.key)); f != nil {
-			fmt.Fprintf(w, "  --%s%s\n        %s\n        default %s, env %s\n", f.Name, typeText(s), s.usage, defaultText(s), EnvName(s.key))
+			usage := s.usage
+			if Live(s.key) {
+				usage += " (a running serve applies it on SIGHUP)"
+			}
+			fmt.Fprintf(w, "  --%s%s\n        %s\n        default %s, env %s\n", f.Name, typeText(s), usage, defaultText(s), EnvName(s.key))
 		}
 	}
 }

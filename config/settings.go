@@ -10,7 +10,8 @@ import "time"
 // comma-separated in the environment and on the command line) or
 // Schedule. A row marked forEveryCommand is a flag of every command that
 // opens the database; the others are flags of serve only. Every row
-// needs a line in config.yaml (a test checks it).
+// needs a line in config.yaml (a test checks it), and the settings a
+// running serve applies on SIGHUP are listed in live (reload.go).
 var settings = []setting{
 	row("addr", "127.0.0.1:8080", "listen address of the API", func(c *Config) *string { return &c.Addr }),
 	row("admin_addr", "", "listen address of /metrics, /healthz, /readyz and pprof (empty: off)", func(c *Config) *string { return &c.AdminAddr }),
@@ -30,8 +31,11 @@ var settings = []setting{
 	row("read_timeout", 5*time.Second, "time to read a whole request", func(c *Config) *time.Duration { return &c.ReadTimeout }),
 	row("write_timeout", 30*time.Second, "time to write a response", func(c *Config) *time.Duration { return &c.WriteTimeout }),
 	row("idle_timeout", 120*time.Second, "how long an idle keep-alive connection stays open", func(c *Config) *time.Duration { return &c.IdleTimeout }),
-	row("shutdown_timeout", 10*time.Second, "how long requests may finish after SIGTERM", func(c *Config) *time.Duration { return &c.ShutdownTimeout }),
+	row("shutdown_delay", 5*time.Second, "after SIGTERM, how long /readyz answers 503 while the API still serves, so that load balancers take the instance out first (a second SIGTERM skips it)", func(c *Config) *time.Duration { return &c.ShutdownDelay }),
+	row("shutdown_timeout", 10*time.Second, "how long requests in flight may finish once the API stops accepting", func(c *Config) *time.Duration { return &c.ShutdownTimeout }),
 	row("log_format", "auto", "json, text, or auto: text when standard error is a terminal, else json", func(c *Config) *string { return &c.LogFormat }),
+	row("log_level", "info", "debug, info, warn or error: the least level of the log lines written (the access log aside)", func(c *Config) *string { return &c.LogLevel }),
+	row("server_timing", false, "answers of the routes that take a key carry Server-Timing (auth, limiter, cache hit or miss, render, total): for load tests", func(c *Config) *bool { return &c.ServerTiming }),
 	row("access_log", true, "log one line per request", func(c *Config) *bool { return &c.AccessLog }),
 	row("snapshot_daily", true, "serve writes the daily trend snapshot at 00:00 UTC", func(c *Config) *bool { return &c.SnapshotDaily }),
 	row("redis_prefix", "flagpole:", "prefix of the Redis keys (instances sharing a budget share it)", func(c *Config) *string { return &c.RedisPrefix }),

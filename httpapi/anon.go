@@ -18,14 +18,15 @@ const maxAnonAddrs = 1 << 20
 // address. Over the limit it writes the 429 and returns false. It runs
 // only on requests that carry no valid key, and never leaves the process.
 func (a *API) admitAnon(c *gin.Context) bool {
-	if a.anon == nil {
+	anon := a.anonLimiter()
+	if anon == nil {
 		return true
 	}
 	addr := a.clientAddr(c.Request)
 	if !addr.IsValid() {
 		return true
 	}
-	r := a.anon.Allow(limitAddr(addr), a.now())
+	r := anon.Allow(limitAddr(addr), a.now())
 	if r.Unlogged > 0 {
 		a.logUnlogged(limitAddr(addr), r.Unlogged)
 	}
@@ -35,11 +36,11 @@ func (a *API) admitAnon(c *gin.Context) bool {
 	a.metrics.anonLimited.Inc()
 	wait := max(int64(math.Ceil(r.RetryAfter.Seconds())), 1)
 	c.Header("Retry-After", strconv.FormatInt(wait, 10))
-	a.writeProblem(c, &Problem{Code: CodeRateLimited, Detail: a.anonDetail})
-	if r.Log && a.opt.AccessLog != nil {
+	a.writeProblem(c, &Problem{Code: CodeRateLimited, Detail: anonDetail(anon.Limit())})
+	if log := a.accessLogger(); r.Log && log != nil {
 		// The access log leaves out keyless 429s (see accessLog): the
 		// sampled ones are written here.
-		a.opt.AccessLog.Info("request", "request_id", requestIDOf(c), "key_id", "", "client", addr.String(),
+		log.Info("request", "request_id", requestIDOf(c), "key_id", "", "client", addr.String(),
 			"method", c.Request.Method, "route", c.FullPath(), "path", c.Request.URL.Path,
 			"status", c.Writer.Status(), "bytes", c.Writer.Size(), "retry_after", wait)
 	}
@@ -49,8 +50,8 @@ func (a *API) admitAnon(c *gin.Context) bool {
 // logUnlogged writes the one access-log line that stands for the refusals
 // of an address that were counted but not logged one by one.
 func (a *API) logUnlogged(addr netip.Addr, n uint32) {
-	if a.opt.AccessLog != nil {
-		a.opt.AccessLog.Info("requests without a valid key refused (not logged one by one)",
+	if log := a.accessLogger(); log != nil {
+		log.Info("requests without a valid key refused (not logged one by one)",
 			"client", addr.String(), "refused", n)
 	}
 }
@@ -58,8 +59,8 @@ func (a *API) logUnlogged(addr netip.Addr, n uint32) {
 // flushUnlogged logs every count of refusals not yet reported, the
 // current minute's too (at Close).
 func (a *API) flushUnlogged() {
-	if a.anon != nil {
-		a.anon.Flush(a.logUnlogged)
+	if anon := a.anonLimiter(); anon != nil {
+		anon.Flush(a.logUnlogged)
 	}
 }
 
@@ -70,8 +71,8 @@ func (a *API) Sweep(now time.Time) {
 	if s, ok := a.limiter.(ratelimit.Sweeper); ok {
 		s.Sweep(now)
 	}
-	if a.anon != nil {
-		a.anon.Sweep(now, a.logUnlogged)
+	if anon := a.anonLimiter(); anon != nil {
+		anon.Sweep(now, a.logUnlogged)
 	}
 }
 

@@ -23,7 +23,7 @@ func (a *API) rateLimit(c *gin.Context) {
 	}
 	limit := key.Limit
 	if limit <= 0 {
-		limit = a.opt.RateLimit
+		limit = a.rateLimitNow()
 	}
 	now := a.now()
 	d, err := a.limiter.Peek(c.Request.Context(), key.ID, limit, now)

@@ -21,7 +21,8 @@ func (a *API) clientAddr(r *http.Request) netip.Addr {
 		return netip.Addr{}
 	}
 	addr := ap.Addr().Unmap()
-	if len(a.proxies) == 0 || !a.proxies.Contains(addr) {
+	proxies := a.trustedProxies()
+	if len(proxies) == 0 || !proxies.Contains(addr) {
 		return addr
 	}
 	vals := r.Header["X-Forwarded-For"]
@@ -38,7 +39,7 @@ func (a *API) clientAddr(r *http.Request) netip.Addr {
 			if !ok {
 				return addr
 			}
-			if !a.proxies.Contains(hop) {
+			if !proxies.Contains(hop) {
 				return hop
 			}
 			addr = hop

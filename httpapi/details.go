@@ -61,6 +61,9 @@ type details struct {
 	_    [64]byte
 	hits atomic.Uint64 // lookups it answered; a miss is the response cache's lookup
 	_    [56]byte
+	// misses are the lookups it did not answer, for the metrics.
+	misses atomic.Uint64
+	_      [56]byte
 }
 
 // way is one entry's place in a set, with the entry's slot as its tag
@@ -243,6 +246,7 @@ func free(set []way) int {
 // snapshot has not passed the gate yet.
 func (d *details) find(slot int, key string, serial uint64, rest [2]uint64) *response {
 	if serial > d.gate.valid.Load() {
+		d.misses.Add(1)
 		return nil
 	}
 	return d.found(slot, key, stamp{serial, rest[0], rest[1]}, false)
@@ -267,6 +271,7 @@ func (d *details) found(slot int, key string, st stamp, exact bool) *response {
 			}
 		}
 	}
+	d.misses.Add(1)
 	return nil
 }
 

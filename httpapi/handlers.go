@@ -21,11 +21,15 @@ func (a *API) serve(h handler) gin.HandlerFunc {
 			a.writeProblem(c, &Problem{Code: CodeUnavailable, Detail: "the first data load has not finished; try again in a moment"})
 			return
 		}
+		tm := a.timing(c)
+		begun := tm.renderBegins()
 		r, err := h(c, s)
 		if err != nil {
 			a.writeProblem(c, err)
 			return
 		}
+		tm.rendered(begun, r)
+		tm.setHeader(c)
 		writeResponse(c, r)
 	}
 }

@@ -59,9 +59,9 @@ func newMetrics(reg prometheus.Registerer, a *API) *metrics {
 			Name: "flagpole_http_requests_total", Help: "HTTP requests by route and status.",
 		}, []string{"route", "method", "status"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "flagpole_http_request_duration_seconds", Help: "Time to answer a request, by route.",
+			Name: "flagpole_http_request_duration_seconds", Help: "Time to answer a request, by route and status class (2xx, 4xx, ...; not the live stream's).",
 			Buckets: []float64{.00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1},
-		}, []string{"route"}),
+		}, []string{"route", "status_class"}),
 		limited: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "flagpole_rate_limited_total", Help: "Requests refused with 429.",
 		}),
@@ -73,11 +73,14 @@ func newMetrics(reg prometheus.Registerer, a *API) *metrics {
 	m.children.Store(&map[series]*seriesMetrics{})
 	if reg != nil {
 		reg.MustRegister(m.requests, m.latency, m.limited, m.anonLimited)
-		if a.anon != nil {
-			reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-				Name: "flagpole_anon_addresses", Help: "Client addresses the keyless limit remembers.",
-			}, func() float64 { return float64(a.anon.Len()) }))
-		}
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "flagpole_anon_addresses", Help: "Client addresses the keyless limit remembers (0 while it is off).",
+		}, func() float64 {
+			if anon := a.anonLimiter(); anon != nil {
+				return float64(anon.Len())
+			}
+			return 0
+		}))
 	}
 	return m
 }
@@ -114,11 +117,23 @@ func (m *metrics) series(key series) *seriesMetrics {
 	}
 	sm := &seriesMetrics{
 		count:   m.requests.WithLabelValues(key.route, methods[key.method], strconv.Itoa(int(key.status))),
-		latency: m.latency.WithLabelValues(key.route),
+		latency: m.latency.WithLabelValues(key.route, statusClass(key.status)),
 	}
 	next := make(map[series]*seriesMetrics, len(old)+1)
 	maps.Copy(next, old)
 	next[key] = sm
 	m.children.Store(&next)
 	return sm
+}
+
+// statusClasses are the status_class labels of the latency histogram.
+var statusClasses = [...]string{"1xx", "2xx", "3xx", "4xx", "5xx"}
+
+// statusClass is the class of status: 2xx for 200, and so on; "other"
+// outside 100-599.
+func statusClass(status uint16) string {
+	if status < 100 || status > 599 {
+		return "other"
+	}
+	return statusClasses[status/100-1]
 }

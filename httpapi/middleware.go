@@ -117,7 +117,8 @@ func saneRequestID(id string) bool {
 // traffic past the first few per address and minute are counted instead
 // (see admitAnon), so a flood writes a bounded amount.
 func (a *API) accessLog(c *gin.Context) {
-	if a.opt.AccessLog == nil {
+	log := a.accessLogger()
+	if log == nil {
 		c.Next()
 		return
 	}
@@ -126,7 +127,7 @@ func (a *API) accessLog(c *gin.Context) {
 	if c.Writer.Status() == http.StatusTooManyRequests && c.GetString(ctxKeyID) == "" {
 		return // a keyless refusal: sampled and counted by admitAnon
 	}
-	a.opt.AccessLog.Info("request",
+	log.Info("request",
 		"request_id", requestIDOf(c), "key_id", c.GetString(ctxKeyID), "client", a.clientAddr(c.Request).String(),
 		"method", c.Request.Method, "route", c.FullPath(), "path", c.Request.URL.Path,
 		"status", c.Writer.Status(), "bytes", c.Writer.Size(), "duration_ms",
@@ -138,7 +139,11 @@ func (a *API) accessLog(c *gin.Context) {
 // headers on every authenticated response and refuses with 429 when the
 // budget of the rolling minute is spent.
 func (a *API) auth(c *gin.Context) {
-	if key, ok := a.authenticate(c); ok && a.spend(c, key) {
+	tm := a.startTiming(c)
+	key, ok := a.authenticate(c)
+	tm.authDone()
+	if ok && a.spend(c, key) {
+		tm.limiterDone()
 		c.Next()
 	}
 }
@@ -215,7 +220,7 @@ func (a *API) authenticate(c *gin.Context) (memstore.Key, bool) {
 
 // noteKey records the request's key for the access log.
 func (a *API) noteKey(c *gin.Context, key memstore.Key) {
-	if a.opt.AccessLog != nil {
+	if a.accessLogger() != nil {
 		c.Set(ctxKeyID, key.ID)
 	}
 }
@@ -252,7 +257,7 @@ func (a *API) chargeRequest(c *gin.Context) bool {
 func (a *API) spend(c *gin.Context, key memstore.Key) bool {
 	limit := key.Limit
 	if limit <= 0 {
-		limit = a.opt.RateLimit
+		limit = a.rateLimitNow()
 	}
 	now := a.now()
 	d, err := a.limiter.Allow(c.Request.Context(), key.ID, limit, now)

@@ -61,6 +61,7 @@ func (a *API) writeProblem(c *gin.Context, err error) {
 	}
 	status := statusOf[p.Code]
 	b := appendProblem(make([]byte, 0, 256), status, p, requestIDOf(c))
+	a.timing(c).setHeader(c)
 	h := c.Writer.Header()
 	h.Set("Content-Type", "application/problem+json")
 	h.Set("Cache-Control", "no-store")

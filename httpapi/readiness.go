@@ -19,11 +19,25 @@ const TimeFormat = "2006-01-02T15:04:05.000Z"
 type Readiness struct {
 	Ready     bool            `json:"-"`
 	RateLimit *RateLimitState `json:"rateLimit,omitempty"`
-	Snapshot  *SnapshotState  `json:"snapshot,omitempty"`
+	// Reason says why the instance is not ready: ReasonStarting,
+	// ReasonStale or ReasonShuttingDown; empty when it is.
+	Reason   string         `json:"reason,omitempty"`
+	Snapshot *SnapshotState `json:"snapshot,omitempty"`
 	// Stale says why a loaded snapshot no longer makes the instance ready.
 	Stale  string `json:"stale,omitempty"`
 	Status string `json:"status,omitempty"` // "ready" or "not_ready", set by the handler
 }
+
+// The reasons of a Readiness that is not ready.
+const (
+	// ReasonStarting: the first snapshot or the keys are not loaded yet.
+	ReasonStarting = "starting"
+	// ReasonStale: the snapshot is older than the operator allows.
+	ReasonStale = "stale"
+	// ReasonShuttingDown: the process is stopping (SIGTERM); it serves on
+	// for a moment so that load balancers take it out first.
+	ReasonShuttingDown = "shutting down"
+)
 
 // SnapshotState is the snapshot part of /readyz: which one, how big, how
 // old, whether its trend history is in and, where the loader reports it,
@@ -88,6 +102,9 @@ func (a *API) readiness() Readiness {
 	}
 	s, k := a.store.Snapshot(), a.store.Keys()
 	r := Readiness{Ready: s != nil && k != nil}
+	if !r.Ready {
+		r.Reason = ReasonStarting
+	}
 	if s != nil {
 		r.Snapshot = SnapshotDetail(s, a.now())
 	}

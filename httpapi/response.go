@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/dgraph-io/ristretto/v2"
 	"github.com/gin-gonic/gin"
@@ -39,6 +40,9 @@ type payload struct {
 
 	// src is what a response of cache.getFrom was made from (see source).
 	src source
+	// born is when the response was rendered (since bootTime): a
+	// request that finds one older than itself found it in a cache.
+	born time.Duration
 }
 
 func newPayload(body []byte, etag string, gzLevel int) *payload {
@@ -61,7 +65,9 @@ func newPayload(body []byte, etag string, gzLevel int) *payload {
 type response = payload
 
 func newResponse(body []byte) *response {
-	return newPayload(body, etag(body), gzip.BestSpeed)
+	p := newPayload(body, etag(body), gzip.BestSpeed)
+	p.born = time.Since(bootTime)
+	return p
 }
 
 // gzipped returns the gzip form and its Content-Length.

@@ -4,7 +4,6 @@
 package httpapi
 
 import (
-	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -59,6 +58,9 @@ type Options struct {
 	// StreamBuffer is the most events queued for one stream (0: 64).
 	StreamHeartbeat, StreamWriteTimeout time.Duration
 	StreamBuffer                        int
+	// ServerTiming adds the Server-Timing header to the answers of the
+	// routes that check a key (see timing).
+	ServerTiming bool
 }
 
 // API serves the public API from a memstore.Store.
@@ -82,11 +84,9 @@ type API struct {
 	engine  *gin.Engine
 	openapi *response
 	metrics *metrics
-	anon    *ratelimit.Addrs // nil: keyless traffic is not limited
-	// anonDetail is the detail of the keyless 429.
-	anonDetail string
-	proxies    addrset.Set
-	stop       chan struct{}
+	// live are the settings Apply changes while the API runs.
+	live live
+	stop chan struct{}
 	// searches runs search queries and keeps their results.
 	searches *searches
 	// hub feeds the live streams.
@@ -123,15 +123,14 @@ func New(opt Options) (*API, error) {
 		opt.SweepEvery = 30 * time.Second
 	}
 	a := &API{opt: opt, store: opt.Store, limiter: opt.Limiter, cache: c, details: newDetails(detailBytes), trends: newTrends(trendBytes), answers: newAnswers(answerBytes), log: opt.Log, now: opt.Now, openapi: newResponse(spec),
-		proxies: opt.TrustedProxies, stop: make(chan struct{})}
-	if opt.AnonRateLimit > 0 {
-		a.anon = ratelimit.NewAddrs(opt.AnonRateLimit, maxAnonAddrs)
-		a.anonDetail = fmt.Sprintf("requests without a valid API key may come %d a minute from one address; "+
-			"wait Retry-After seconds, or send a key", opt.AnonRateLimit)
-	}
+		stop: make(chan struct{})}
+	a.setLive(opt)
 	a.metrics = newMetrics(opt.Metrics, a)
 	if a.searches, err = newSearches(opt.CacheBytes/4, opt.Metrics); err != nil {
 		return nil, err
+	}
+	if opt.Metrics != nil {
+		opt.Metrics.MustRegister(newCacheCollector(a))
 	}
 	if a.answers != nil {
 		a.unswap = opt.Store.OnSwapped(func(s *memstore.Snapshot) { a.answers.dropBefore(s.Serial()) })
@@ -152,9 +151,11 @@ func New(opt Options) (*API, error) {
 // Handler is the http.Handler of the API.
 func (a *API) Handler() http.Handler { return a.engine }
 
-// CacheHitRatio is the share of lookups the caches answered: rendered
-// responses, and searches whose entry was kept (a spelling of the query
-// not asked before is then rendered, without running the search).
+// CacheHitRatio is the share of lookups the caches answered since start:
+// rendered responses, and searches whose entry was kept (a spelling of
+// the query not asked before is then rendered, without running the
+// search). Deprecated: the metrics' flagpole_cache_hits_total and
+// flagpole_cache_lookups_total give it per cache and over any window.
 func (a *API) CacheHitRatio() float64 {
 	found, all := a.cache.lookups()
 	df, da := a.details.lookups()
@@ -200,10 +201,7 @@ func (a *API) routes() *gin.Engine {
 	e.UseRawPath = true
 	e.UnescapePathValues = true
 
-	e.Use(a.recoverer, a.observe, a.requestID)
-	if a.opt.AccessLog != nil {
-		e.Use(a.accessLog)
-	}
+	e.Use(a.recoverer, a.observe, a.requestID, a.accessLog)
 	e.Use(corsEverywhere(newCORSPolicy(newCORS())))
 	e.NoRoute(func(c *gin.Context) {
 		if a.chargeRequest(c) {

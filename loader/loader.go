@@ -72,6 +72,7 @@ type Loader struct {
 	watcher watcher                 // the change feed that wakes the loads
 	settler atomic.Pointer[settler] // PostgreSQL with listen: what stands before a woken load
 	wakes   atomic.Pointer[wakes]   // while Run runs
+	sched   schedules               // the loads' schedules, which Reschedule changes
 }
 
 // Status says how the loads are going, for /readyz and the metrics.

@@ -34,11 +34,7 @@ func (l *Loader) Run(ctx context.Context, fs, ks cron.Schedule, ready func()) er
 		}()
 		defer func() { <-watching; <-polling }()
 	}
-	c := cron.New(cron.WithLocation(time.UTC))
-	c.Schedule(ks, cron.FuncJob(by(w.wakeKeys, BySchedule)))
-	c.Schedule(fs, cron.FuncJob(by(w.wakeFlags, BySchedule)))
-	c.Start()
-	defer func() { <-c.Stop().Done() }()
+	defer l.startSchedules(w, fs, ks)()
 
 	keysFirst, flagsFirst := make(chan struct{}), make(chan struct{})
 	go func() {

@@ -12,18 +12,24 @@ import (
 
 // readiness is what the public /readyz shows: ready once the snapshot and
 // the keys are loaded and, where max_snapshot_age is set, the snapshot is
-// younger than that.
+// younger than that, until the process begins to stop.
 func (p *program) readiness() httpapi.Readiness {
 	s, k := p.store.Snapshot(), p.store.Keys()
 	r := httpapi.Readiness{Ready: s != nil && k != nil}
+	if !r.Ready {
+		r.Reason = httpapi.ReasonStarting
+	}
 	if s != nil {
 		r.Snapshot = httpapi.SnapshotDetail(s, time.Now())
 		ms := p.loader.Status().LastDuration.Milliseconds()
 		r.Snapshot.LastLoadMs = &ms
-		if p.cfg.MaxSnapshotAge > 0 && time.Since(s.LoadedAt) > p.cfg.MaxSnapshotAge {
-			r.Ready = false
-			r.Stale = fmt.Sprintf("the snapshot is older than max_snapshot_age (%s)", p.cfg.MaxSnapshotAge)
+		if maxAge := p.settings().MaxSnapshotAge; maxAge > 0 && time.Since(s.LoadedAt) > maxAge {
+			r.Ready, r.Reason = false, httpapi.ReasonStale
+			r.Stale = fmt.Sprintf("the snapshot is older than max_snapshot_age (%s)", maxAge)
 		}
+	}
+	if p.draining.Load() {
+		r.Ready, r.Reason = false, httpapi.ReasonShuttingDown
 	}
 	if p.limiter != nil {
 		r.RateLimit = &httpapi.RateLimitState{Shared: !p.limiter.Degraded(), Fallbacks: p.limiter.Fallbacks()}

@@ -50,7 +50,10 @@ func startProcVia(t *testing.T, wrap []string, args ...string) *proc {
 	t.Helper()
 	argv := append(append(append([]string{}, wrap...), os.Args[0], "serve"), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "FLAGPOLE_TEST_EXEC_MAIN=1")
+	// Stopped by the cleanup's SIGINT, which is not a terminal's: without
+	// a shutdown_delay of 0 every process would serve on for the default
+	// one first. A test of the delay sets --shutdown-delay, which wins.
+	cmd.Env = append(append([]string{"FLAGPOLE_SHUTDOWN_DELAY=0"}, os.Environ()...), "FLAGPOLE_TEST_EXEC_MAIN=1")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

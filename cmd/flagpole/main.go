@@ -18,13 +18,15 @@ import (
 const usage = `usage: flagpole <command> [flags]
 
 commands:
-  serve     serve the API (--demo seeds an empty database and prints a key)
-  migrate   create the database, or bring its schema up to date
-  seed      write the deterministic demo data set into an empty database
-  import    read flags as JSON Lines (FILE or -), all or nothing
-  export    write every flag as JSON Lines (FILE or -, default -)
-  snapshot  record today's trend snapshot (UTC), once per day
-  keys      create, list or revoke API keys
+  serve        serve the API (--demo seeds an empty database and prints a key)
+  migrate      create the database, or bring its schema up to date
+  seed         write the deterministic demo data set into an empty database
+  import       read flags as JSON Lines (FILE or -), all or nothing
+  export       write every flag as JSON Lines (FILE or -, default -)
+  snapshot     record today's trend snapshot (UTC), once per day
+  keys         create, list or revoke API keys
+  healthcheck  ask the local serve whether it is ready (a container's HEALTHCHECK)
+  version      print the version of this build
 
 Run flagpole <command> -h (or flagpole help <command>) for the flags of a command.
 `
@@ -41,11 +43,17 @@ var synopses = map[string]string{
 	"keys create": "flagpole keys create --name NAME [flags]",
 	"keys list":   "flagpole keys list [flags]",
 	"keys revoke": "flagpole keys revoke [flags] KEY_ID",
+	"healthcheck": "flagpole healthcheck [--live] [--timeout 2s] [flags]",
+	"version":     "flagpole version",
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// serve drains on the first stop signal and stops on the second, and
+	// reads its configuration again on SIGHUP (see followSignals); every
+	// other command stops on the first of the three.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx := withSignals(context.Background(), sigs)
 	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv); err != nil {
 		msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 		fmt.Fprintln(os.Stderr, "flagpole:", msg)
@@ -72,6 +80,11 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return errors.New("a command is required (flagpole help lists them)")
 	}
 	cmd, rest := args[0], args[1:]
+	if cmd != "serve" {
+		var stop context.CancelFunc
+		ctx, stop = stopOnSignal(ctx)
+		defer stop()
+	}
 	switch cmd {
 	case "serve":
 		return runServe(ctx, rest, stdout, stderr, getenv)
@@ -87,6 +100,10 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return runSnapshot(ctx, rest, stdout, stderr, getenv)
 	case "keys":
 		return runKeys(ctx, rest, stdout, stderr, getenv)
+	case "healthcheck":
+		return runHealthcheck(ctx, rest, stdout, getenv)
+	case "version", "--version":
+		return runVersion(rest, stdout)
 	case "help", "-h", "-help", "--help":
 		if len(rest) == 0 {
 			fmt.Fprint(stdout, usage)

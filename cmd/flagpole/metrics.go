@@ -45,6 +45,7 @@ func newRegistry() (*prometheus.Registry, *loadMetrics) {
 		}, []string{"job"}),
 	}
 	reg.MustRegister(m.duration, m.loads, m.rows)
+	registerBuildInfo(reg)
 	return reg, m
 }
 
@@ -116,8 +117,18 @@ func (p *program) registerState(reg *prometheus.Registry) {
 		}
 		return 0
 	})
-	gauge("flagpole_response_cache_hit_ratio", "Share of lookups answered from the caches: rendered responses, and searches found under their canonical query.",
+	gauge("flagpole_response_cache_hit_ratio", "Deprecated, to be removed: the share of lookups answered from the caches since start; "+
+		"use rate(flagpole_cache_hits_total[5m]) / rate(flagpole_cache_lookups_total[5m]).",
 		func() float64 { return p.api.CacheHitRatio() })
+	gauge("flagpole_ready", "1 while /readyz answers 200; 0 before the first load, past max_snapshot_age, and from SIGTERM on.",
+		func() float64 {
+			if p.readiness().Ready {
+				return 1
+			}
+			return 0
+		})
+	gauge("flagpole_streams_max", "The most live streams this process holds at once (503 past it).",
+		func() float64 { return float64(p.api.MaxStreams()) })
 	p.registerConnState(reg, gauge)
 	p.registerLimiterState(reg, gauge)
 }

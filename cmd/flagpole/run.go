@@ -16,17 +16,21 @@ import (
 // Addr is the API's listen address.
 func (p *program) Addr() string { return p.ln.Addr().String() }
 
-// Run serves until ctx ends, then shuts down gracefully.
+// Run serves until ctx ends, then shuts down gracefully: the API stops
+// accepting and finishes what is in flight, the loads stop, and the admin
+// address answers until the end. The drain before (shutdown_delay) is
+// followSignals's, which ends ctx.
 func (p *program) Run(ctx context.Context) error {
 	errc := make(chan error, 4)
-	servers := p.serve(errc)
-	admin := ""
+	api, admin := p.serve(errc)
+	adminAddr := ""
 	if p.adminLn != nil {
-		admin = p.adminLn.Addr().String()
+		adminAddr = p.adminLn.Addr().String()
 	}
-	p.log.Info("listening", "addr", p.Addr(), "admin_addr", admin, "db", loader.Redact(p.cfg.DB), "listen", p.cfg.Listen,
+	p.log.Info("listening", "addr", p.Addr(), "admin_addr", adminAddr, "db", loader.Redact(p.cfg.DB), "listen", p.cfg.Listen,
 		"refresh", p.cfg.Refresh, "key_refresh", p.cfg.KeyRefresh,
-		"max_conns", p.ln.Max(), "max_conns_per_ip", p.cfg.MaxConnsPerIP, "anon_rate_limit", p.cfg.AnonRateLimit)
+		"max_conns", p.ln.Max(), "max_conns_per_ip", p.cfg.MaxConnsPerIP, "anon_rate_limit", p.cfg.AnonRateLimit,
+		"shutdown_delay", p.cfg.Text("shutdown_delay"))
 
 	loadCtx, stopLoads := context.WithCancel(ctx)
 	loadsDone := p.runLoads(loadCtx, errc)
@@ -39,30 +43,30 @@ func (p *program) Run(ctx context.Context) error {
 	case <-ctx.Done():
 	case err = <-errc:
 	}
+	p.draining.Store(true) // also when stopped without a drain: /readyz says so until the end
 	stopLoads()
-	p.shutdown(servers, loadsDone)
+	p.shutdown(api, admin, loadsDone)
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
 	return err
 }
 
-// serve starts the API's server and the admin one, if any; a server that
-// stops sends its error to errc.
-func (p *program) serve(errc chan<- error) []*http.Server {
-	srv := &http.Server{Handler: p.api.Handler(), ConnState: p.ln.ConnState, ReadHeaderTimeout: p.cfg.ReadHeaderTimeout,
-		ReadTimeout: p.cfg.ReadTimeout, WriteTimeout: p.cfg.WriteTimeout, IdleTimeout: p.cfg.IdleTimeout,
+// serve starts the API's server and the admin one, if any (nil without);
+// a server that stops sends its error to errc.
+func (p *program) serve(errc chan<- error) (api, admin *http.Server) {
+	api = &http.Server{Handler: closeWhile(&p.draining, p.api.Handler()), ConnState: p.ln.ConnState,
+		ReadHeaderTimeout: p.cfg.ReadHeaderTimeout,
+		ReadTimeout:       p.cfg.ReadTimeout, WriteTimeout: p.cfg.WriteTimeout, IdleTimeout: p.cfg.IdleTimeout,
 		MaxHeaderBytes: httpapi.MaxHeaderBytes, DisableGeneralOptionsHandler: true,
 		ErrorLog: slog.NewLogLogger(p.log.Handler(), slog.LevelWarn)}
-	srv.RegisterOnShutdown(p.api.CloseStreams) // Shutdown waits for active requests: end the live streams
-	servers := []*http.Server{srv}
-	go func() { errc <- srv.Serve(p.ln) }()
+	api.RegisterOnShutdown(p.api.CloseStreams) // Shutdown waits for active requests: end the live streams
+	go func() { errc <- api.Serve(p.ln) }()
 	if p.adminLn != nil {
-		admin := &http.Server{Handler: p.adminHandler(), ReadHeaderTimeout: 5 * time.Second}
-		servers = append(servers, admin)
+		admin = &http.Server{Handler: p.adminHandler(), ReadHeaderTimeout: 5 * time.Second}
 		go func() { errc <- admin.Serve(p.adminLn) }()
 	}
-	return servers
+	return api, admin
 }
 
 // runLoads runs the loader until ctx ends (closing p.ready after the first
@@ -72,7 +76,8 @@ func (p *program) runLoads(ctx context.Context, errc chan<- error) <-chan struct
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		err := p.loader.Run(ctx, p.cfg.Refresh, p.cfg.KeyRefresh, func() { close(p.ready) })
+		cfg := p.settings() // as a SIGHUP before left it; one after reschedules the loads
+		err := p.loader.Run(ctx, cfg.Refresh, cfg.KeyRefresh, func() { close(p.ready) })
 		if err != nil && !errors.Is(err, context.Canceled) {
 			errc <- err
 		}
@@ -100,19 +105,25 @@ func (p *program) scheduleSnapshots(ctx context.Context) *cron.Cron {
 	return c
 }
 
-// shutdown stops the servers and waits for the loads to stop, both within
-// shutdown_timeout.
-func (p *program) shutdown(servers []*http.Server, loadsDone <-chan struct{}) {
-	p.log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), p.cfg.ShutdownTimeout)
+// shutdown stops the API's server (it stops accepting, ends the live
+// streams and lets requests in flight finish) and waits for the loads to
+// stop, both within shutdown_timeout; the admin server goes last, so that
+// /readyz and /metrics answer throughout.
+func (p *program) shutdown(api, admin *http.Server, loadsDone <-chan struct{}) {
+	cfg := p.settings()
+	p.log.Info("shutting down: the API stops accepting", "shutdown_timeout", cfg.Text("shutdown_timeout"))
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
-	for _, s := range servers {
-		s.Shutdown(sctx)
+	if err := api.Shutdown(sctx); err != nil {
+		p.log.Warn("requests still in flight at shutdown_timeout were cut", "err", err)
 	}
 	select {
 	case <-loadsDone:
 	case <-sctx.Done():
 		p.log.Warn("the loads did not stop within shutdown_timeout; exiting anyway")
+	}
+	if admin != nil {
+		admin.Close()
 	}
 }
 

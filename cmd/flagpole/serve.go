@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -39,6 +41,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		}
 	}
 	cfg.LogFormat = logFormat(cfg.LogFormat, stderr)
+	// ctx ends when serve is to stop: a signal while starting, the end of
+	// the drain (shutdown_delay, a second signal), or the caller's ctx.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	started := make(chan *program, 1)
+	go followSignals(ctx, stop, signalsOf(ctx), started, terminal(stderr))
 	p, err := newProgram(ctx, cfg, *demo, stdout, stderr)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -47,6 +55,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 	defer p.Close()
+	p.reloadable(func() (config.Config, error) {
+		next, err := config.Resolve(fs, getenv)
+		next.LogFormat = logFormat(next.LogFormat, stderr)
+		return next, err
+	}, config.Overridden(given(fs), getenv))
+	started <- p
 	if p.banner != "" {
 		bctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -90,19 +104,30 @@ type program struct {
 	ready   chan struct{} // closed after the first load
 	reg     *prometheus.Registry
 	banner  string // --demo: the new key and how to use it, shown again once ready
+
+	// draining is set from the first SIGTERM on: /readyz answers 503 and
+	// each answer of the API closes its connection (see drain).
+	draining atomic.Bool
+	// reloading is what SIGHUP changes (reload.go): the settings now, the
+	// log's level, the access log (written whatever the level).
+	reloading
 }
 
-func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
+// newLogger is the log of cfg's format on w, of the least level level
+// (nil: info).
+func newLogger(cfg config.Config, w io.Writer, level slog.Leveler) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
 	if cfg.LogFormat == "text" {
-		return slog.New(slog.NewTextHandler(w, nil))
+		return slog.New(slog.NewTextHandler(w, opts))
 	}
-	return slog.New(slog.NewJSONHandler(w, nil))
+	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
 // newProgram opens and migrates the database, seeds it for --demo, binds
 // the listeners and wires the loader and the API; Run starts serving.
 func newProgram(ctx context.Context, cfg config.Config, demo bool, stdout, stderr io.Writer) (*program, error) {
-	p := &program{cfg: cfg, log: newLogger(cfg, stderr), store: &memstore.Store{}, ready: make(chan struct{})}
+	p := &program{cfg: cfg, store: &memstore.Store{}, ready: make(chan struct{})}
+	p.initReloading(cfg, stderr)
 	if err := p.start(ctx, demo, stdout, stderr); err != nil {
 		p.Close()
 		return nil, err
@@ -129,6 +154,7 @@ func (p *program) start(ctx context.Context, demo bool, stdout, stderr io.Writer
 		return err
 	}
 	p.registerState(p.reg)
+	p.registerReloads(p.reg)
 	return nil
 }
 
@@ -158,7 +184,9 @@ func (p *program) listen() error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", p.cfg.Addr, err)
 	}
-	p.ln = connlimit.Wrap(httpapi.WireErrors(ln), connOptions(p.cfg))
+	o := connOptions(p.cfg)
+	o.Exempt = func(a netip.Addr) bool { return p.settings().Proxies.Contains(a) } // trusted_proxies is live
+	p.ln = connlimit.Wrap(httpapi.WireErrors(ln), o)
 	if p.cfg.AdminAddr != "" {
 		if p.adminLn, err = net.Listen("tcp", p.cfg.AdminAddr); err != nil {
 			return fmt.Errorf("listen on %s: %w", p.cfg.AdminAddr, err)
@@ -188,7 +216,7 @@ func (p *program) newAPI(ctx context.Context) error {
 	cfg := p.cfg
 	opt := httpapi.Options{Store: p.store, RateLimit: cfg.RateLimit, CacheBytes: int64(cfg.CacheMB) << 20,
 		Log: p.log, Ready: p.readiness, Metrics: p.reg, AnonRateLimit: cfg.AnonRateLimit, TrustedProxies: cfg.Proxies,
-		MaxStreamsPerKey: cfg.MaxStreamsPerKey}
+		MaxStreamsPerKey: cfg.MaxStreamsPerKey, ServerTiming: cfg.ServerTiming}
 	if cfg.Redis != "" {
 		ratelimit.SetRedisLogger(p.log)
 		var err error
@@ -203,7 +231,7 @@ func (p *program) newAPI(ctx context.Context) error {
 		opt.Limiter = p.limiter
 	}
 	if cfg.AccessLog {
-		opt.AccessLog = p.log
+		opt.AccessLog = p.accessLog
 	}
 	var err error
 	p.api, err = httpapi.New(opt)

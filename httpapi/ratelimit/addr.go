@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,10 +19,8 @@ const LogSample = 5
 // address, held in memory only while its bucket is not full again: Sweep
 // drops the rest. It never calls anything outside the process.
 type Addrs struct {
-	limit    int
-	interval int64 // ns between two requests at the sustained rate
-	burst    int64 // ns the theoretical arrival time may run ahead of now
-	perShard int   // addresses remembered per shard at most
+	rate     atomic.Pointer[addrRate] // SetLimit changes it
+	perShard int                      // addresses remembered per shard at most
 	seed     maphash.Seed
 	shards   [64]addrShard
 }
@@ -54,18 +53,32 @@ type Verdict struct {
 // most maxAddrs addresses (past it, a new address is not limited until the
 // next sweep makes room: the bound holds memory, not clients).
 func NewAddrs(limit, maxAddrs int) *Addrs {
-	limit = max(limit, 1)
-	interval := int64(time.Minute) / int64(limit)
-	a := &Addrs{limit: limit, interval: interval, burst: interval * int64(limit-1),
-		perShard: max(maxAddrs/64, 1), seed: maphash.MakeSeed()}
+	a := &Addrs{perShard: max(maxAddrs/64, 1), seed: maphash.MakeSeed()}
+	a.SetLimit(limit)
 	for i := range a.shards {
 		a.shards[i].m = map[netip.Addr]addrState{}
 	}
 	return a
 }
 
+// addrRate is a limit of Addrs and the bucket's times it sets.
+type addrRate struct {
+	limit    int
+	interval int64 // ns between two requests at the sustained rate
+	burst    int64 // ns the theoretical arrival time may run ahead of now
+}
+
+// SetLimit makes the limit limit requests a minute from now on. The
+// addresses' buckets stay as they are: one that spent its burst under the
+// old limit is refused until it refills at the new rate.
+func (a *Addrs) SetLimit(limit int) {
+	limit = max(limit, 1)
+	interval := int64(time.Minute) / int64(limit)
+	a.rate.Store(&addrRate{limit: limit, interval: interval, burst: interval * int64(limit-1)})
+}
+
 // Limit is the number of requests an address may make in a minute.
-func (a *Addrs) Limit() int { return a.limit }
+func (a *Addrs) Limit() int { return a.rate.Load().limit }
 
 func (a *Addrs) shard(addr netip.Addr) *addrShard {
 	b := addr.As16()
@@ -85,13 +98,14 @@ func (a *Addrs) Allow(addr netip.Addr, now time.Time) Verdict {
 			return Verdict{}
 		}
 	}
+	rate := a.rate.Load()
 	tat := max(st.tat, t)
-	if tat-t <= a.burst {
-		st.tat = tat + a.interval
+	if tat-t <= rate.burst {
+		st.tat = tat + rate.interval
 		sh.m[addr] = st
 		return Verdict{}
 	}
-	r := Verdict{Refused: true, RetryAfter: time.Duration(tat - t - a.burst)}
+	r := Verdict{Refused: true, RetryAfter: time.Duration(tat - t - rate.burst)}
 	if minute := t / int64(time.Minute); st.minute != minute {
 		if st.refused > LogSample {
 			r.Unlogged = st.refused - LogSample
