@@ -31,10 +31,10 @@ type position struct {
 	running []uint64
 	// tables names the storage of the tables a load reads (PostgreSQL:
 	// their oids and relfilenodes, as the load's snapshot sees them). A
-	// TRUNCATE, or a table dropped and created again by a restore, gives
-	// a table new storage, and its rows may carry any stamp (a restore
-	// with its triggers disabled copies the dump's): the next load then
-	// reads everything.
+	// TRUNCATE, or a table dropped and created again by a restore (whose
+	// rows keep the dump's stamps: pg_restore creates the triggers after
+	// the data), gives a table new storage: the next load then reads
+	// everything.
 	tables string
 }
 
