@@ -52,7 +52,7 @@ func (p *program) Run(ctx context.Context) error {
 func (p *program) serve(errc chan<- error) []*http.Server {
 	srv := &http.Server{Handler: p.api.Handler(), ConnState: p.ln.ConnState, ReadHeaderTimeout: p.cfg.ReadHeaderTimeout,
 		ReadTimeout: p.cfg.ReadTimeout, WriteTimeout: p.cfg.WriteTimeout, IdleTimeout: p.cfg.IdleTimeout,
-		MaxHeaderBytes: httpapi.MaxHeaderBytes, DisableGeneralOptionsHandler: true,
+		MaxHeaderBytes: httpapi.MaxHeaderBytes, DisableGeneralOptionsHandler: true, ConnContext: p.ln.ConnContext,
 		ErrorLog: slog.NewLogLogger(p.log.Handler(), slog.LevelWarn)}
 	srv.RegisterOnShutdown(p.api.CloseStreams) // Shutdown waits for active requests: end the live streams
 	servers := []*http.Server{srv}

@@ -7,7 +7,10 @@
 // idle, the new connection is answered 503 and closed at once, so the
 // accept queue keeps moving and descriptors never run out. Under pressure (three
 // quarters of the bound) idle connections are closed after a short idle
-// time instead of the server's idle timeout.
+// time instead of the server's idle timeout. Connections that handlers
+// claim for live streams (Claim), which are never idle, take at most a
+// share of the bound (three quarters unless set), so health probes and
+// ordinary requests always keep the rest.
 package connlimit
 
 import (
@@ -42,6 +45,10 @@ type Options struct {
 	// DeadlineTick is how often the deadlines due within two ticks are
 	// put on the sockets (0: 100 ms; see Deadlines in deadline.go).
 	DeadlineTick time.Duration
+	// Streams is the most connections claimed for live streams at once
+	// (0: StreamShare(Max), three quarters; at most Max): see Streams in
+	// streams.go.
+	Streams int
 }
 
 // Listener wraps a net.Listener with the bounds. Give its ConnState to the
@@ -64,6 +71,9 @@ type Listener struct {
 	// swept is set (under mu) when the sweep has ended, after Close with
 	// no connection left: a connection accepted after that is refused.
 	swept bool
+	// streams is the number of claimed connections counted (see Claim).
+	streams        int
+	refusedStreams atomic.Int64
 
 	refusedTotal, refusedAddr, evicted, evictedAddr, pressuredN atomic.Int64
 	stop                                                        chan struct{}
@@ -90,6 +100,7 @@ type conn struct {
 	inIdle    bool
 	idleSince time.Time
 	released  bool
+	claimed   bool // counted in l.streams while not released
 	rd, wd    deadline
 	// answering is set while a request is being answered (StateActive)
 	// until net/http's background read, which Read answers at once (see
@@ -119,6 +130,10 @@ func Wrap(inner net.Listener, opt Options) *Listener {
 	if opt.DeadlineTick <= 0 {
 		opt.DeadlineTick = 100 * time.Millisecond
 	}
+	if opt.Streams <= 0 {
+		opt.Streams = StreamShare(opt.Max)
+	}
+	opt.Streams = min(opt.Streams, opt.Max)
 	l := &Listener{Listener: inner, opt: opt, byAddr: map[netip.Addr]*addrConns{}, conns: map[*conn]struct{}{},
 		stop: make(chan struct{}), base: time.Now(), near: 2 * int64(opt.DeadlineTick)}
 	go l.relieve()
@@ -228,6 +243,9 @@ func (l *Listener) release(c *conn) {
 	c.released = true
 	l.idleOut(c)
 	delete(l.conns, c)
+	if c.claimed {
+		l.streams--
+	}
 	if c.group.n--; c.group.n == 0 {
 		delete(l.byAddr, c.group.key)
 	}
@@ -280,8 +298,9 @@ func (l *Listener) ConnState(nc net.Conn, state http.ConnState) {
 			l.idleIn(c)
 		}
 	case http.StateHijacked:
-		// Taken over by a handler (the live stream): it stays counted,
-		// never idle, until the handler closes it.
+		// Taken over by a handler (the live stream, which claimed it
+		// first): it stays counted, never idle, until the handler closes
+		// it.
 		l.idleOut(c)
 	case http.StateClosed:
 		l.release(c)
@@ -360,9 +379,12 @@ func (l *Listener) Max() int { return l.opt.Max }
 // Stats are the listener's counts.
 type Stats struct {
 	Open, Idle int
+	// Streams is the number of connections claimed for streams (Claim).
+	Streams int
 	// RefusedTotal and RefusedAddr count the connections answered 503 and
-	// closed: over Max, or over PerAddr, with none of those idle.
-	RefusedTotal, RefusedAddr int64
+	// closed: over Max, or over PerAddr, with none of those idle;
+	// RefusedStreams, the claims refused, the share of streams taken.
+	RefusedTotal, RefusedAddr, RefusedStreams int64
 	// Evicted and EvictedAddr count idle connections closed to make room
 	// for a new one, at Max and at PerAddr; Pressured, those closed for
 	// idling too long under pressure.
@@ -372,9 +394,10 @@ type Stats struct {
 // Stats reports the counts now.
 func (l *Listener) Stats() Stats {
 	l.mu.Lock()
-	open, idle := len(l.conns), l.idle.n
+	open, idle, streams := len(l.conns), l.idle.n, l.streams
 	l.mu.Unlock()
-	return Stats{Open: open, Idle: idle, RefusedTotal: l.refusedTotal.Load(), RefusedAddr: l.refusedAddr.Load(),
+	return Stats{Open: open, Idle: idle, Streams: streams, RefusedTotal: l.refusedTotal.Load(),
+		RefusedAddr: l.refusedAddr.Load(), RefusedStreams: l.refusedStreams.Load(),
 		Evicted: l.evicted.Load(), EvictedAddr: l.evictedAddr.Load(), Pressured: l.pressuredN.Load()}
 }
 

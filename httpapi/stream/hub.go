@@ -34,7 +34,9 @@ type Options struct {
 	String func([]byte, string) []byte
 	// MaxPerKey is the most streams one key holds open (0: 5).
 	MaxPerKey int
-	// MaxStreams is the most streams open at once (0: 20000).
+	// MaxStreams is the most streams open at once (0: 12288, the share of
+	// streams of connlimit's CeilingMax: the connection bounds never let
+	// more be served, see httpapi/connlimit/streams.go).
 	MaxStreams int
 	// Buffer is the most events queued for one stream (0: 64), and
 	// BufferBytes the most bytes (0: 4 MiB; an empty queue takes any one
@@ -104,7 +106,7 @@ func New(st *memstore.Store, opt Options) *Hub {
 		}
 	}
 	def(&opt.MaxPerKey, 5)
-	def(&opt.MaxStreams, 20000)
+	def(&opt.MaxStreams, 12288)
 	def(&opt.Buffer, 64)
 	def(&opt.BufferBytes, 4<<20)
 	def(&opt.History, 256)
