@@ -234,8 +234,9 @@ func (h *Hub) Close() {
 		return
 	}
 	h.closed = true
+	by := time.Now().Add(endWrite)
 	for c := range h.clients {
-		c.end(ReasonShutdown)
+		c.shutdown(by)
 	}
 	h.checkDrained()
 	cancel := h.cancel

@@ -134,6 +134,11 @@ func (h *Hub) drop(c *client) {
 		h.release(c.follow)
 	}
 	delete(h.clients, c)
+	h.dropKey(c)
+}
+
+// dropKey gives c's place among its key's streams back; h.mu is held.
+func (h *Hub) dropKey(c *client) {
 	if cs := h.byKey[c.key]; cs != nil {
 		delete(cs, c)
 		if len(cs) == 0 {

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -366,16 +367,18 @@ func readEvents(body io.Reader) <-chan string {
 }
 
 // tcpPair is a loopback connection's two ends, with socket buffers of buf
-// bytes when buf > 0 (the client's receive, the server's send), the
-// client's closed at the test's end.
+// bytes when buf > 0 (the client's receive, the server's send) and an
+// Ethernet path's segments, the client's closed at the test's end.
 func tcpPair(t *testing.T, buf int) (client, server *net.TCPConn) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	lc := net.ListenConfig{Control: ethernetSegments}
+	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	c, err := net.Dial("tcp", ln.Addr().String())
+	d := net.Dialer{Control: ethernetSegments}
+	c, err := d.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
