@@ -261,6 +261,10 @@ func (c *conn) Close() error {
 	return c.Conn.Close()
 }
 
+// NetConn is the connection c wraps (the live stream sets its socket's
+// TCP options through it).
+func (c *conn) NetConn() net.Conn { return c.Conn }
+
 // CloseWrite half-closes the connection when the one it wraps can
 // (net/http does so after refusing an oversized request).
 func (c *conn) CloseWrite() error {

@@ -50,8 +50,13 @@ type Options struct {
 	// leaves the writers a third to deliver it.
 	Heartbeat time.Duration
 	// WriteTimeout bounds each write to a stream (0: 10 s): a client that
-	// reads nothing for that long is cut.
+	// takes nothing for that long is cut (see the end rules in write.go).
 	WriteTimeout time.Duration
+	// AckTimeout bounds how long what is sent to a stream may go
+	// unacknowledged by its client's TCP before the connection is dropped
+	// (0: 45 s), so that a client gone without a FIN gives its slot back
+	// within about a minute (see acktimeout.go; Linux only).
+	AckTimeout time.Duration
 	// Metrics, when set, receives the stream gauges and counters.
 	Metrics prometheus.Registerer
 }
@@ -116,6 +121,9 @@ func New(st *memstore.Store, opt Options) *Hub {
 	}
 	if opt.WriteTimeout <= 0 {
 		opt.WriteTimeout = 10 * time.Second
+	}
+	if opt.AckTimeout <= 0 {
+		opt.AckTimeout = 45 * time.Second
 	}
 	var b [8]byte
 	rand.Read(b[:])

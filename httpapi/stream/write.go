@@ -26,7 +26,8 @@ import (
 //     that falls behind by more than its queue holds is ended too_slow,
 //     and told.
 //   - What a stream holds is bounded: its queue by Buffer and BufferBytes,
-//     its time by the rules below.
+//     its time by the rules below, and a client that acknowledges nothing
+//     (gone without a FIN) by AckTimeout (TCP's, see acktimeout.go).
 //
 // How a stream ends, in one place:
 //
@@ -79,6 +80,7 @@ func later(a, b time.Time) time.Time {
 func (s *Stream) Start(conn net.Conn, chunked bool) {
 	h, c := s.h, s.c
 	conn.SetDeadline(time.Time{})
+	setAckTimeout(conn, h.opt.AckTimeout)
 	c.mu.Lock()
 	c.conn, c.chunked = conn, chunked
 	c.state = busy // until the opening is written: what comes meanwhile waits in the queue
