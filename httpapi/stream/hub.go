@@ -43,7 +43,8 @@ type Options struct {
 	// event).
 	Buffer, BufferBytes int
 	// History is the number of recent events kept for resuming (0: 256),
-	// and HistoryBytes their bytes at most (0: 16 MiB).
+	// and HistoryBytes the memory they hold at most (0: 16 MiB; an event
+	// holds its frame, its flags' slugs and 16 to 20 bytes a flag).
 	History, HistoryBytes int
 	// Heartbeat is the longest an idle stream goes without a comment
 	// line (0: 15 s): the hub asks for one every two thirds of it, which
@@ -204,12 +205,12 @@ func (h *Hub) push(wake []*client, c *client, frame []byte) []*client {
 // bounds (never e itself).
 func (h *Hub) remember(e *event) {
 	h.ring = append(h.ring, e)
-	h.ringB += len(e.all)
+	h.ringB += e.size()
 	for len(h.ring) > 1 && (len(h.ring) > h.opt.History || h.ringB > h.opt.HistoryBytes) {
 		old := h.ring[0]
 		h.ring[0] = nil
 		h.ring = h.ring[1:]
-		h.ringB -= len(old.all)
+		h.ringB -= old.size()
 		h.floor = old.gen
 	}
 }

@@ -446,18 +446,22 @@ func TestEventSlugsAreCopies(t *testing.T) {
 	h.mu.Lock()
 	ring := slices.Clone(h.ring)
 	h.mu.Unlock()
-	if len(ring) != 2 || len(ring[0].slugs) != 3 || len(ring[1].removed) != 1 || ring[1].removed[0] != removed.Slug() {
+	if len(ring) != 2 || len(ring[0].flags) != 3 || len(ring[1].removed) != 1 || ring[1].slug(ring[1].removed[0]) != removed.Slug() {
 		t.Fatalf("ring of %d events", len(ring))
 	}
-	mine := map[*byte]bool{unsafe.StringData(removed.Slug()): true}
+	text := func(s string) *byte { return unsafe.StringData(s) }
+	mine := map[*byte]bool{text(removed.Slug()): true}
 	for f := range s.Flags() {
-		mine[unsafe.StringData(f.Slug())] = true
+		mine[text(f.Slug())] = true
 	}
 	for _, e := range ring {
-		for _, sl := range append(slices.Clone(e.slugs), e.removed...) {
-			if mine[unsafe.StringData(sl)] {
-				t.Errorf("the event's slug %q is the flag's own string", sl)
+		for _, p := range append(slices.Clone(e.flags), e.removed...) {
+			if sl := e.slug(p); mine[text(sl)] || text(sl) != text(e.text[p.slug.from:]) {
+				t.Errorf("the event's slug %q is not a piece of its own text", sl)
 			}
+		}
+		if mine[text(e.text)] {
+			t.Errorf("the event's slugs are a flag's own string")
 		}
 	}
 }
