@@ -16,9 +16,12 @@ import (
 // once) and, when claimed, takes it over and holds it open, as the live
 // stream does; refused, it answers 503.
 var streamHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-	if !connlimit.Claim(r.Context()) || !connlimit.Claim(r.Context()) {
+	if !connlimit.Claim(r.Context()) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return
+	}
+	if !connlimit.Claim(r.Context()) { // again: counted once
+		panic("a claimed connection's second claim was refused")
 	}
 	conn, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
