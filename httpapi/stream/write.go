@@ -116,16 +116,26 @@ func (c *client) watch() {
 	c.conn.Close()
 }
 
+// scratch is a writer's own room for small writes: the bytes of one and
+// the one piece that holds them, used again from write to write (a stream
+// handed to a goroutine of its own takes a copy of what it holds).
+type scratch struct {
+	buf []byte
+	one [1][]byte
+}
+
 // run writes w and what c has queued until its queue is empty (it goes
 // idle), or, fast, a write would wait (it goes with what is left to a
-// goroutine of its own), or it ends. scratch, the writer's, is where a
-// small write is put together.
-func (h *Hub) run(c *client, fast bool, scratch []byte, w inflight) {
+// goroutine of its own), or it ends. sc, the writer's, is where a small
+// write is put together (nil: no writer's).
+func (h *Hub) run(c *client, fast bool, sc *scratch, w inflight) {
 	timeout := h.opt.WriteTimeout
 	if fast {
 		timeout = fastWrite
 	}
-	var one [1][]byte
+	if sc == nil {
+		sc = new(scratch)
+	}
 	for {
 		c.mu.Lock()
 		c.state = busy
@@ -136,31 +146,10 @@ func (h *Hub) run(c *client, fast bool, scratch []byte, w inflight) {
 			return
 		}
 		if len(w.pieces) == 0 {
-			q := c.queue
-			c.queue, c.bytes = nil, 0
-			frames := 0
-			if len(q) == 0 && c.ping {
-				q = [][]byte{ping}
-			} else {
-				frames = len(q)
-			}
-			c.ping = false
-			if len(q) == 0 {
+			if w = c.nextLocked(sc); len(w.pieces) == 0 {
 				c.state, c.deadline = idle, time.Time{}
 				c.mu.Unlock()
 				return
-			}
-			if n := size(q) + chunkOverhead; n <= coalesce {
-				// One piece, one chunk: finished whole or dropped whole.
-				buf := scratch[:0]
-				inScratch := cap(buf) >= n
-				if !inScratch {
-					buf = make([]byte, 0, n)
-				}
-				one[0] = c.appendFramed(buf, q...)
-				w = inflight{pieces: one[:], k: 1, frames: frames, fromScratch: inScratch}
-			} else {
-				w = inflight{pieces: c.frame(q...), k: c.unit(), frames: frames}
 			}
 		}
 		c.mu.Unlock()
@@ -171,8 +160,8 @@ func (h *Hub) run(c *client, fast bool, scratch []byte, w inflight) {
 			h.m.sent(frames)
 		case fast && errors.Is(err, os.ErrDeadlineExceeded):
 			// The client's socket buffer is full: the stream gets a
-			// goroutine of its own, with what is left (a copy, when in
-			// the writer's scratch or in one).
+			// goroutine of its own, with a copy of what is left (the
+			// writer's scratch holds it, or its pieces).
 			if w.fromScratch {
 				w.pieces = [][]byte{append([]byte(nil), w.pieces[0]...)}
 			} else {
@@ -201,6 +190,35 @@ func (h *Hub) run(c *client, fast bool, scratch []byte, w inflight) {
 			return
 		}
 	}
+}
+
+// nextLocked takes what c has queued, or the comment line of a heartbeat
+// due, as the next write: none when there is nothing. A small write is
+// one piece, one chunk, put together in sc when it fits, finished whole
+// or dropped whole; a larger one is its frames, each a chunk of its own.
+// c.mu is held.
+func (c *client) nextLocked(sc *scratch) inflight {
+	q := c.queue
+	c.queue, c.bytes = nil, 0
+	frames := len(q)
+	if len(q) == 0 && c.ping {
+		q = [][]byte{ping}
+	}
+	c.ping = false
+	if len(q) == 0 {
+		return inflight{}
+	}
+	n := size(q) + chunkOverhead
+	if n > coalesce {
+		return inflight{pieces: c.frame(q...), k: c.unit(), frames: frames}
+	}
+	buf := sc.buf[:0]
+	inScratch := cap(buf) >= n
+	if !inScratch {
+		buf = make([]byte, 0, n)
+	}
+	sc.one[0] = c.appendFramed(buf, q...)
+	return inflight{pieces: sc.one[:], k: 1, frames: frames, fromScratch: inScratch}
 }
 
 // send writes w, leaving in it what is left. Each try has timeout from

@@ -52,7 +52,7 @@ func (h *Hub) startLocked() {
 // writer writes for the streams of the run queue until the hub is closed
 // and owns no connection any more.
 func (h *Hub) writer() {
-	scratch := make([]byte, 0, coalesce)
+	sc := &scratch{buf: make([]byte, 0, coalesce)}
 	var batch []*client
 	for {
 		h.qmu.Lock()
@@ -72,7 +72,7 @@ func (h *Hub) writer() {
 		}
 		h.qmu.Unlock()
 		for i, c := range batch {
-			h.run(c, true, scratch, inflight{})
+			h.run(c, true, sc, inflight{})
 			batch[i] = nil
 		}
 	}
