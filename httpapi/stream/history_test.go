@@ -31,8 +31,8 @@ func TestHistoryBytesCountsWhatItHolds(t *testing.T) {
 		counted := h.Stats().HistoryBytes
 		before := liveHeap()
 		h.mu.Lock()
-		events := len(h.ring)
-		h.ring, h.ringB = nil, 0
+		events := len(h.history)
+		h.history, h.historyB = nil, 0
 		h.mu.Unlock()
 		held := before - liveHeap()
 		t.Logf("%d flags: %d events hold %d bytes, counted %d", n, events, held, counted)

@@ -77,17 +77,17 @@ type Hub struct {
 	epoch string // random, so that ids of another process are unknown here
 	m     *hubMetrics
 
-	mu      sync.Mutex
-	clients map[*client]struct{}
-	byKey   map[string]map[*client]struct{}
-	follows map[string]*shared // the follow sets of the open streams, by key
-	gen     uint64             // the generation of the last snapshot seen
-	floor   uint64             // the oldest generation from which ring holds every event
-	serial  uint64             // the Serial of the last snapshot seen: the next's changes are against it
-	ring    []*event           // the latest events, oldest first
-	ringB   int                // bytes of ring
-	closed  bool
-	cancel  []func()
+	mu       sync.Mutex
+	clients  map[*client]struct{}
+	byKey    map[string]map[*client]struct{}
+	follows  map[string]*shared // the follow sets of the open streams, by key
+	gen      uint64             // the generation of the last snapshot seen
+	floor    uint64             // the oldest generation from which history holds every event
+	serial   uint64             // the Serial of the last snapshot seen: the next's changes are against it
+	history  []*event           // the latest events, oldest first
+	historyB int                // what history holds, in bytes (event.size)
+	closed   bool
+	cancel   []func()
 	// attached counts the streams whose connection the hub owns; drained
 	// is closed once the hub is closed and the last of them is done.
 	attached int
@@ -158,7 +158,7 @@ func (h *Hub) swapped(s *memstore.Snapshot) {
 		// last seen (its generation may still be the next: another
 		// lineage): what changed since is unknown. Every stream re-reads,
 		// and no earlier position can be resumed.
-		h.gen, h.floor, h.serial, h.ring, h.ringB = s.Gen, s.Gen, s.Serial(), nil, 0
+		h.gen, h.floor, h.serial, h.history, h.historyB = s.Gen, s.Gen, s.Serial(), nil, 0
 		frame := []byte("id: " + positionID(h.epoch, s.Gen) + "\nevent: resync\ndata: {}\n\n")
 		var wake []*client
 		for c := range h.clients {
@@ -201,16 +201,16 @@ func (h *Hub) push(wake []*client, c *client, frame []byte) []*client {
 	return wake
 }
 
-// remember keeps e in the ring, dropping the oldest events past its
+// remember keeps e in the history, dropping the oldest events past its
 // bounds (never e itself).
 func (h *Hub) remember(e *event) {
-	h.ring = append(h.ring, e)
-	h.ringB += e.size()
-	for len(h.ring) > 1 && (len(h.ring) > h.opt.History || h.ringB > h.opt.HistoryBytes) {
-		old := h.ring[0]
-		h.ring[0] = nil
-		h.ring = h.ring[1:]
-		h.ringB -= old.size()
+	h.history = append(h.history, e)
+	h.historyB += e.size()
+	for len(h.history) > 1 && (len(h.history) > h.opt.History || h.historyB > h.opt.HistoryBytes) {
+		old := h.history[0]
+		h.history[0] = nil
+		h.history = h.history[1:]
+		h.historyB -= old.size()
 		h.floor = old.gen
 	}
 }
@@ -296,7 +296,7 @@ type Stats struct {
 func (h *Hub) Stats() Stats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	st := Stats{Open: len(h.clients), History: len(h.ring), HistoryBytes: h.ringB}
+	st := Stats{Open: len(h.clients), History: len(h.history), HistoryBytes: h.historyB}
 	for c := range h.clients {
 		st.PendingBytes += c.pending()
 	}

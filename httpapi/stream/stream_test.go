@@ -193,7 +193,7 @@ func TestFullQueueEnds(t *testing.T) {
 	}
 }
 
-// The ring keeps the latest events: an id within it resumes, one before
+// The history keeps the latest events: an id within it resumes, one before
 // its oldest event gets resync.
 func TestResumeWithinRing(t *testing.T) {
 	h, st, in := testHub(t, 10, Options{History: 2})
@@ -430,9 +430,9 @@ func TestOtherBaseResyncs(t *testing.T) {
 	}
 }
 
-// The ring's events hold copies of the slugs they name: a flag's own is
+// The history's events hold copies of the slugs they name: a flag's own is
 // part of its record, which an event would keep alive, with the chunk of
-// other flags it was carved from, for as long as the ring holds it.
+// other flags it was carved from, for as long as the history holds it.
 func TestEventSlugsAreCopies(t *testing.T) {
 	h, st, in := testHub(t, 40, Options{})
 	vote(t, st, in, 1, 2, 3)
@@ -444,17 +444,17 @@ func TestEventSlugsAreCopies(t *testing.T) {
 	removed, _, _ := st.Snapshot().FlagBySlug(in[5].Slug)
 	st.SetSnapshot(s)
 	h.mu.Lock()
-	ring := slices.Clone(h.ring)
+	events := slices.Clone(h.history)
 	h.mu.Unlock()
-	if len(ring) != 2 || len(ring[0].flags) != 3 || len(ring[1].removed) != 1 || ring[1].slug(ring[1].removed[0]) != removed.Slug() {
-		t.Fatalf("ring of %d events", len(ring))
+	if len(events) != 2 || len(events[0].flags) != 3 || len(events[1].removed) != 1 || events[1].slug(events[1].removed[0]) != removed.Slug() {
+		t.Fatalf("a history of %d events", len(events))
 	}
 	text := func(s string) *byte { return unsafe.StringData(s) }
 	mine := map[*byte]bool{text(removed.Slug()): true}
 	for f := range s.Flags() {
 		mine[text(f.Slug())] = true
 	}
-	for _, e := range ring {
+	for _, e := range events {
 		for _, p := range append(slices.Clone(e.flags), e.removed...) {
 			if sl := e.slug(p); mine[text(sl)] || text(sl) != text(e.text[p.slug.from:]) {
 				t.Errorf("the event's slug %q is not a piece of its own text", sl)
