@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/flagpole/flagpole/httpapi/connlimit"
 	"github.com/flagpole/flagpole/httpapi/stream"
 	"github.com/flagpole/flagpole/memstore"
 )
@@ -93,6 +94,14 @@ func (a *API) liveStream(c *gin.Context) {
 	st, err := a.hub.Open(key.ID, follow, last)
 	if err != nil {
 		a.refuseStream(c, err)
+		return
+	}
+	// The connection bounds keep a reserve that streams cannot take, for
+	// health probes and ordinary requests (see Streams in
+	// httpapi/connlimit/streams.go).
+	if !connlimit.Claim(c.Request.Context()) {
+		st.Close()
+		a.refuseStream(c, stream.ErrFull)
 		return
 	}
 	h := c.Writer.Header()

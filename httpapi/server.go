@@ -51,7 +51,8 @@ type Options struct {
 	SweepEvery time.Duration
 	// MaxStreamsPerKey is the most live streams one key holds open (0:
 	// the hub's default, 5); MaxStreams, the most this process holds (0:
-	// 20,000). See stream.Options.
+	// 12,288). See stream.Options. The connection bounds cap them too,
+	// below max_conns (connlimit.Claim).
 	MaxStreamsPerKey, MaxStreams int
 	// StreamHeartbeat is the longest an idle stream goes without a
 	// comment line (0: 15 s); StreamWriteTimeout bounds each write to a stream (0: 10 s);

@@ -45,6 +45,10 @@ func (l wireListener) Accept() (net.Conn, error) {
 // replaced.
 type wireConn struct{ net.Conn }
 
+// NetConn is the connection c wraps (the live stream sets its socket's
+// TCP options through it).
+func (c wireConn) NetConn() net.Conn { return c.Conn }
+
 // CloseWrite half-closes the connection when it can: net/http does so
 // after a 431, so the client reads the answer before the connection ends
 // (the rest of its oversized request unread).

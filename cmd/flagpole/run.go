@@ -58,7 +58,7 @@ func (p *program) serve(errc chan<- error) (api, admin *http.Server) {
 	api = &http.Server{Handler: closeWhile(&p.draining, p.api.Handler()), ConnState: p.ln.ConnState,
 		ReadHeaderTimeout: p.cfg.ReadHeaderTimeout,
 		ReadTimeout:       p.cfg.ReadTimeout, WriteTimeout: p.cfg.WriteTimeout, IdleTimeout: p.cfg.IdleTimeout,
-		MaxHeaderBytes: httpapi.MaxHeaderBytes, DisableGeneralOptionsHandler: true,
+		MaxHeaderBytes: httpapi.MaxHeaderBytes, DisableGeneralOptionsHandler: true, ConnContext: p.ln.ConnContext,
 		ErrorLog: slog.NewLogLogger(p.log.Handler(), slog.LevelWarn)}
 	api.RegisterOnShutdown(p.api.CloseStreams) // Shutdown waits for active requests: end the live streams
 	go func() { errc <- api.Serve(p.ln) }()

@@ -94,3 +94,63 @@ func openStream(t *testing.T, base, key, slug string) *http.Response {
 	}
 	return resp
 }
+
+// Streams never take the connections that health probes and ordinary
+// requests need: with --max-conns 10, streams are refused with a 503
+// problem once they hold their share (three quarters), and /healthz and
+// an authenticated request are still answered on new connections while
+// they stay open.
+func TestStreamsLeaveAReserve(t *testing.T) {
+	r := newLiveRig(t, loader.SQLite)
+	s := startServe(t, noEnv, "--db", r.dbURL, "--addr", "127.0.0.1:0", "--max-conns", "10",
+		"--max-streams-per-key", "20", "--access-log=false", "--snapshot-daily=false")
+	base := listenAddr(t, s)
+	waitReady(t, s, base)
+	fresh := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	open := 0
+	var refused *http.Response
+	for refused == nil && open < 10 {
+		req, err := http.NewRequest(http.MethodGet, base+"/api/public/stream", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+r.key)
+		resp, err := fresh.Do(req)
+		if err != nil {
+			t.Fatalf("stream %d: %v", open+1, err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		if resp.StatusCode != http.StatusOK {
+			refused = resp
+			break
+		}
+		sseLines(t, resp.Body, 10*time.Second)("event: ready")
+		open++
+	}
+	if refused == nil {
+		t.Fatalf("%d streams open on 10 connections: none refused", open)
+	}
+	body, _ := io.ReadAll(refused.Body)
+	if refused.StatusCode != http.StatusServiceUnavailable || refused.Header.Get("Content-Type") != "application/problem+json" ||
+		refused.Header.Get("Retry-After") == "" || !strings.Contains(string(body), `"code":"unavailable"`) ||
+		!strings.Contains(string(body), "live streams") {
+		t.Errorf("stream %d: %d %v %s, want the stream cap's 503 problem", open+1, refused.StatusCode, refused.Header, body)
+	}
+	if open != 7 {
+		t.Errorf("%d streams open before the refusal, want 7 (three quarters of 10)", open)
+	}
+	for i := range 5 {
+		if resp, err := fresh.Get(base + "/healthz"); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("/healthz %d with %d streams open: %v %v", i+1, open, resp, err)
+		} else {
+			resp.Body.Close()
+		}
+	}
+	req, _ := http.NewRequest(http.MethodGet, base+"/api/public/flags?limit=1", nil)
+	req.Header.Set("Authorization", "Bearer "+r.key)
+	if resp, err := fresh.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("/flags with %d streams open: %v %v", open, resp, err)
+	} else {
+		resp.Body.Close()
+	}
+}

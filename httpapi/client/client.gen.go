@@ -912,6 +912,9 @@ type NotFound = Problem
 // ServiceUnavailable An error, as RFC 9457 problem details (`application/problem+json`).
 type ServiceUnavailable = Problem
 
+// StreamUnavailable An error, as RFC 9457 problem details (`application/problem+json`).
+type StreamUnavailable = Problem
+
 // TooManyRequests An error, as RFC 9457 problem details (`application/problem+json`).
 type TooManyRequests = Problem
 
@@ -1313,8 +1316,11 @@ type ClientInterface interface {
 	// rate-limit headers; what it sends afterwards spends nothing. A key holds at most
 	// 5 streams open at once on one server (the operator's `max_streams_per_key`):
 	// one more is `429` (`code` `rate_limited`, `Retry-After`); follow several flags in
-	// one stream instead. A server holds a bounded number of streams in all; past it,
-	// `503` with `Retry-After`.
+	// one stream instead. A server holds a bounded number of streams in all: at most
+	// three quarters of its connections (the rest is kept for health probes and other
+	// requests, which streams never take). Past it, a new stream is `503` (`code`
+	// `unavailable`, `Retry-After`), not `429`: the server is full, not the key; try
+	// again after `Retry-After`, or another server.
 	//
 	// **What to follow.** Without `slug`, every flag. With `slug=a,b,c` (at most 100
 	// distinct slugs), only those. A slug no approved flag has is accepted and
@@ -1342,19 +1348,26 @@ type ClientInterface interface {
 	//   server is stopping: reconnect, with `Last-Event-ID`), `too_slow` (the client
 	//   read too slowly for the server's bounded buffer: reconnect, with
 	//   `Last-Event-ID`). More reasons may come; treat an unknown one as `shutdown`.
-	//   A stream may also just close (a network failure): reconnect the same way.
+	//   A client that keeps reading, however slowly, gets the event in progress whole
+	//   and then `end` before the server closes the stream.
+	//   A stream may also just close (a network failure): reconnect the same way. The
+	//   server closes a stream without `end` when its client has taken nothing for
+	//   10 seconds (nothing would reach it), and drops one whose client's TCP has
+	//   acknowledged nothing for 45 seconds (a client gone without closing).
 	//
 	// A comment line (`: ping`) comes at least every 15 seconds, so proxies keep the
 	// stream open and a client can tell a dead one. A `retry:` line opens the stream
-	// (2000 ms): wait that long before reconnecting.
+	// (2000 ms): wait that long before reconnecting. A stream that ended gives its
+	// place among the key's streams back before its `end` is sent, so the reconnect
+	// is not refused for it.
 	//
 	// **Resuming.** `votes` and `ready` events carry an `id`, an opaque position.
 	// Reconnect with the last one you read in the `Last-Event-ID` header (or, where a
 	// header cannot be added, the `lastEventId` parameter; the header wins): the
 	// stream first sends the `votes` events you missed (only those of the flags you
 	// follow, in order), or `resync` when it no longer can, then `ready`. A server
-	// keeps the latest 256 events (16 MiB at most) for this and sends at most 4 MiB of
-	// them on a resume; ids from another server instance get `resync`.
+	// keeps the latest 256 events (16 MiB of memory at most) for this and sends at most
+	// 4 MiB of them on a resume; ids from another server instance get `resync`.
 	//
 	// **HTTP.** `200` with `Content-Type: text/event-stream; charset=utf-8`,
 	// `Cache-Control: no-cache`, `X-Accel-Buffering: no` (so nginx does not buffer
@@ -1377,7 +1390,10 @@ type ClientInterface interface {
 	//
 	// 200 once the first data snapshot is loaded; until then, 503 with code
 	// `unavailable` (and again while the snapshot is older than the operator's
-	// `max_snapshot_age`, when set). The 503's problem also carries, as members, what
+	// `max_snapshot_age`, when set), and from the moment the instance begins to stop
+	// (SIGTERM: it still answers for a few seconds, so that a load balancer following
+	// this probe takes it out before it stops accepting). The 503's problem also
+	// carries, as members, `reason` (`starting`, `stale` or `shutting down`) and what
 	// the 200 would say beyond `status`: `snapshot`, `stale` (why a loaded snapshot no
 	// longer makes the instance ready) and `rateLimit`. A later load that fails leaves
 	// the old snapshot serving; the failure shows in the body. Fields beyond `status`
@@ -1643,8 +1659,11 @@ func (c *Client) GetStats(ctx context.Context, params *GetStatsParams, reqEditor
 // rate-limit headers; what it sends afterwards spends nothing. A key holds at most
 // 5 streams open at once on one server (the operator's `max_streams_per_key`):
 // one more is `429` (`code` `rate_limited`, `Retry-After`); follow several flags in
-// one stream instead. A server holds a bounded number of streams in all; past it,
-// `503` with `Retry-After`.
+// one stream instead. A server holds a bounded number of streams in all: at most
+// three quarters of its connections (the rest is kept for health probes and other
+// requests, which streams never take). Past it, a new stream is `503` (`code`
+// `unavailable`, `Retry-After`), not `429`: the server is full, not the key; try
+// again after `Retry-After`, or another server.
 //
 // **What to follow.** Without `slug`, every flag. With `slug=a,b,c` (at most 100
 // distinct slugs), only those. A slug no approved flag has is accepted and
@@ -1672,19 +1691,26 @@ func (c *Client) GetStats(ctx context.Context, params *GetStatsParams, reqEditor
 //     server is stopping: reconnect, with `Last-Event-ID`), `too_slow` (the client
 //     read too slowly for the server's bounded buffer: reconnect, with
 //     `Last-Event-ID`). More reasons may come; treat an unknown one as `shutdown`.
-//     A stream may also just close (a network failure): reconnect the same way.
+//     A client that keeps reading, however slowly, gets the event in progress whole
+//     and then `end` before the server closes the stream.
+//     A stream may also just close (a network failure): reconnect the same way. The
+//     server closes a stream without `end` when its client has taken nothing for
+//     10 seconds (nothing would reach it), and drops one whose client's TCP has
+//     acknowledged nothing for 45 seconds (a client gone without closing).
 //
 // A comment line (`: ping`) comes at least every 15 seconds, so proxies keep the
 // stream open and a client can tell a dead one. A `retry:` line opens the stream
-// (2000 ms): wait that long before reconnecting.
+// (2000 ms): wait that long before reconnecting. A stream that ended gives its
+// place among the key's streams back before its `end` is sent, so the reconnect
+// is not refused for it.
 //
 // **Resuming.** `votes` and `ready` events carry an `id`, an opaque position.
 // Reconnect with the last one you read in the `Last-Event-ID` header (or, where a
 // header cannot be added, the `lastEventId` parameter; the header wins): the
 // stream first sends the `votes` events you missed (only those of the flags you
 // follow, in order), or `resync` when it no longer can, then `ready`. A server
-// keeps the latest 256 events (16 MiB at most) for this and sends at most 4 MiB of
-// them on a resume; ids from another server instance get `resync`.
+// keeps the latest 256 events (16 MiB of memory at most) for this and sends at most
+// 4 MiB of them on a resume; ids from another server instance get `resync`.
 //
 // **HTTP.** `200` with `Content-Type: text/event-stream; charset=utf-8`,
 // `Cache-Control: no-cache`, `X-Accel-Buffering: no` (so nginx does not buffer
@@ -1727,7 +1753,10 @@ func (c *Client) GetHealth(ctx context.Context, params *GetHealthParams, reqEdit
 //
 // 200 once the first data snapshot is loaded; until then, 503 with code
 // `unavailable` (and again while the snapshot is older than the operator's
-// `max_snapshot_age`, when set). The 503's problem also carries, as members, what
+// `max_snapshot_age`, when set), and from the moment the instance begins to stop
+// (SIGTERM: it still answers for a few seconds, so that a load balancer following
+// this probe takes it out before it stops accepting). The 503's problem also
+// carries, as members, `reason` (`starting`, `stale` or `shutting down`) and what
 // the 200 would say beyond `status`: `snapshot`, `stale` (why a loaded snapshot no
 // longer makes the instance ready) and `rateLimit`. A later load that fails leaves
 // the old snapshot serving; the failure shows in the body. Fields beyond `status`
@@ -2737,8 +2766,11 @@ type ClientWithResponsesInterface interface {
 	// rate-limit headers; what it sends afterwards spends nothing. A key holds at most
 	// 5 streams open at once on one server (the operator's `max_streams_per_key`):
 	// one more is `429` (`code` `rate_limited`, `Retry-After`); follow several flags in
-	// one stream instead. A server holds a bounded number of streams in all; past it,
-	// `503` with `Retry-After`.
+	// one stream instead. A server holds a bounded number of streams in all: at most
+	// three quarters of its connections (the rest is kept for health probes and other
+	// requests, which streams never take). Past it, a new stream is `503` (`code`
+	// `unavailable`, `Retry-After`), not `429`: the server is full, not the key; try
+	// again after `Retry-After`, or another server.
 	//
 	// **What to follow.** Without `slug`, every flag. With `slug=a,b,c` (at most 100
 	// distinct slugs), only those. A slug no approved flag has is accepted and
@@ -2766,19 +2798,26 @@ type ClientWithResponsesInterface interface {
 	//   server is stopping: reconnect, with `Last-Event-ID`), `too_slow` (the client
 	//   read too slowly for the server's bounded buffer: reconnect, with
 	//   `Last-Event-ID`). More reasons may come; treat an unknown one as `shutdown`.
-	//   A stream may also just close (a network failure): reconnect the same way.
+	//   A client that keeps reading, however slowly, gets the event in progress whole
+	//   and then `end` before the server closes the stream.
+	//   A stream may also just close (a network failure): reconnect the same way. The
+	//   server closes a stream without `end` when its client has taken nothing for
+	//   10 seconds (nothing would reach it), and drops one whose client's TCP has
+	//   acknowledged nothing for 45 seconds (a client gone without closing).
 	//
 	// A comment line (`: ping`) comes at least every 15 seconds, so proxies keep the
 	// stream open and a client can tell a dead one. A `retry:` line opens the stream
-	// (2000 ms): wait that long before reconnecting.
+	// (2000 ms): wait that long before reconnecting. A stream that ended gives its
+	// place among the key's streams back before its `end` is sent, so the reconnect
+	// is not refused for it.
 	//
 	// **Resuming.** `votes` and `ready` events carry an `id`, an opaque position.
 	// Reconnect with the last one you read in the `Last-Event-ID` header (or, where a
 	// header cannot be added, the `lastEventId` parameter; the header wins): the
 	// stream first sends the `votes` events you missed (only those of the flags you
 	// follow, in order), or `resync` when it no longer can, then `ready`. A server
-	// keeps the latest 256 events (16 MiB at most) for this and sends at most 4 MiB of
-	// them on a resume; ids from another server instance get `resync`.
+	// keeps the latest 256 events (16 MiB of memory at most) for this and sends at most
+	// 4 MiB of them on a resume; ids from another server instance get `resync`.
 	//
 	// **HTTP.** `200` with `Content-Type: text/event-stream; charset=utf-8`,
 	// `Cache-Control: no-cache`, `X-Accel-Buffering: no` (so nginx does not buffer
@@ -2805,7 +2844,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// 200 once the first data snapshot is loaded; until then, 503 with code
 	// `unavailable` (and again while the snapshot is older than the operator's
-	// `max_snapshot_age`, when set). The 503's problem also carries, as members, what
+	// `max_snapshot_age`, when set), and from the moment the instance begins to stop
+	// (SIGTERM: it still answers for a few seconds, so that a load balancer following
+	// this probe takes it out before it stops accepting). The 503's problem also
+	// carries, as members, `reason` (`starting`, `stale` or `shutting down`) and what
 	// the 200 would say beyond `status`: `snapshot`, `stale` (why a loaded snapshot no
 	// longer makes the instance ready) and `rateLimit`. A later load that fails leaves
 	// the old snapshot serving; the failure shows in the body. Fields beyond `status`
@@ -4206,7 +4248,7 @@ type StreamVotesResponse struct {
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
-	ApplicationproblemJSON503 *ServiceUnavailable
+	ApplicationproblemJSON503 *StreamUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *StreamVotesResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -4242,7 +4284,7 @@ func (r StreamVotesResponse) GetApplicationproblemJSON500() *InternalError {
 }
 
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
-func (r StreamVotesResponse) GetApplicationproblemJSON503() *ServiceUnavailable {
+func (r StreamVotesResponse) GetApplicationproblemJSON503() *StreamUnavailable {
 	return r.ApplicationproblemJSON503
 }
 
@@ -4633,8 +4675,11 @@ func (c *ClientWithResponses) GetStatsWithResponse(ctx context.Context, params *
 // rate-limit headers; what it sends afterwards spends nothing. A key holds at most
 // 5 streams open at once on one server (the operator's `max_streams_per_key`):
 // one more is `429` (`code` `rate_limited`, `Retry-After`); follow several flags in
-// one stream instead. A server holds a bounded number of streams in all; past it,
-// `503` with `Retry-After`.
+// one stream instead. A server holds a bounded number of streams in all: at most
+// three quarters of its connections (the rest is kept for health probes and other
+// requests, which streams never take). Past it, a new stream is `503` (`code`
+// `unavailable`, `Retry-After`), not `429`: the server is full, not the key; try
+// again after `Retry-After`, or another server.
 //
 // **What to follow.** Without `slug`, every flag. With `slug=a,b,c` (at most 100
 // distinct slugs), only those. A slug no approved flag has is accepted and
@@ -4662,19 +4707,26 @@ func (c *ClientWithResponses) GetStatsWithResponse(ctx context.Context, params *
 //     server is stopping: reconnect, with `Last-Event-ID`), `too_slow` (the client
 //     read too slowly for the server's bounded buffer: reconnect, with
 //     `Last-Event-ID`). More reasons may come; treat an unknown one as `shutdown`.
-//     A stream may also just close (a network failure): reconnect the same way.
+//     A client that keeps reading, however slowly, gets the event in progress whole
+//     and then `end` before the server closes the stream.
+//     A stream may also just close (a network failure): reconnect the same way. The
+//     server closes a stream without `end` when its client has taken nothing for
+//     10 seconds (nothing would reach it), and drops one whose client's TCP has
+//     acknowledged nothing for 45 seconds (a client gone without closing).
 //
 // A comment line (`: ping`) comes at least every 15 seconds, so proxies keep the
 // stream open and a client can tell a dead one. A `retry:` line opens the stream
-// (2000 ms): wait that long before reconnecting.
+// (2000 ms): wait that long before reconnecting. A stream that ended gives its
+// place among the key's streams back before its `end` is sent, so the reconnect
+// is not refused for it.
 //
 // **Resuming.** `votes` and `ready` events carry an `id`, an opaque position.
 // Reconnect with the last one you read in the `Last-Event-ID` header (or, where a
 // header cannot be added, the `lastEventId` parameter; the header wins): the
 // stream first sends the `votes` events you missed (only those of the flags you
 // follow, in order), or `resync` when it no longer can, then `ready`. A server
-// keeps the latest 256 events (16 MiB at most) for this and sends at most 4 MiB of
-// them on a resume; ids from another server instance get `resync`.
+// keeps the latest 256 events (16 MiB of memory at most) for this and sends at most
+// 4 MiB of them on a resume; ids from another server instance get `resync`.
 //
 // **HTTP.** `200` with `Content-Type: text/event-stream; charset=utf-8`,
 // `Cache-Control: no-cache`, `X-Accel-Buffering: no` (so nginx does not buffer
@@ -4713,7 +4765,10 @@ func (c *ClientWithResponses) GetHealthWithResponse(ctx context.Context, params 
 //
 // 200 once the first data snapshot is loaded; until then, 503 with code
 // `unavailable` (and again while the snapshot is older than the operator's
-// `max_snapshot_age`, when set). The 503's problem also carries, as members, what
+// `max_snapshot_age`, when set), and from the moment the instance begins to stop
+// (SIGTERM: it still answers for a few seconds, so that a load balancer following
+// this probe takes it out before it stops accepting). The 503's problem also
+// carries, as members, `reason` (`starting`, `stale` or `shutting down`) and what
 // the 200 would say beyond `status`: `snapshot`, `stale` (why a loaded snapshot no
 // longer makes the instance ready) and `rateLimit`. A later load that fails leaves
 // the old snapshot serving; the failure shows in the body. Fields beyond `status`
@@ -7465,7 +7520,7 @@ func ParseStreamVotesResponse(rsp *http.Response) (*StreamVotesResponse, error) 
 		response.ApplicationproblemJSON500 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest ServiceUnavailable
+		var dest StreamUnavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

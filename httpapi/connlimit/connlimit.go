@@ -7,7 +7,10 @@
 // idle, the new connection is answered 503 and closed at once, so the
 // accept queue keeps moving and descriptors never run out. Under pressure (three
 // quarters of the bound) idle connections are closed after a short idle
-// time instead of the server's idle timeout.
+// time instead of the server's idle timeout. Connections that handlers
+// claim for live streams (Claim), which are never idle, take at most a
+// share of the bound (three quarters unless set), so health probes and
+// ordinary requests always keep the rest.
 package connlimit
 
 import (
@@ -42,6 +45,10 @@ type Options struct {
 	// DeadlineTick is how often the deadlines due within two ticks are
 	// put on the sockets (0: 100 ms; see Deadlines in deadline.go).
 	DeadlineTick time.Duration
+	// Streams is the most connections claimed for live streams at once
+	// (0: StreamShare(Max), three quarters; at most Max): see Streams in
+	// streams.go.
+	Streams int
 }
 
 // Listener wraps a net.Listener with the bounds. Give its ConnState to the
@@ -64,6 +71,9 @@ type Listener struct {
 	// swept is set (under mu) when the sweep has ended, after Close with
 	// no connection left: a connection accepted after that is refused.
 	swept bool
+	// streams is the number of claimed connections counted (see Claim).
+	streams        int
+	refusedStreams atomic.Int64
 
 	refusedTotal, refusedAddr, evicted, evictedAddr, pressuredN atomic.Int64
 	stop                                                        chan struct{}
@@ -90,6 +100,7 @@ type conn struct {
 	inIdle    bool
 	idleSince time.Time
 	released  bool
+	claimed   bool // counted in l.streams while not released
 	rd, wd    deadline
 	// answering is set while a request is being answered (StateActive)
 	// until net/http's background read, which Read answers at once (see
@@ -119,6 +130,10 @@ func Wrap(inner net.Listener, opt Options) *Listener {
 	if opt.DeadlineTick <= 0 {
 		opt.DeadlineTick = 100 * time.Millisecond
 	}
+	if opt.Streams <= 0 {
+		opt.Streams = StreamShare(opt.Max)
+	}
+	opt.Streams = min(opt.Streams, opt.Max)
 	l := &Listener{Listener: inner, opt: opt, byAddr: map[netip.Addr]*addrConns{}, conns: map[*conn]struct{}{},
 		stop: make(chan struct{}), base: time.Now(), near: 2 * int64(opt.DeadlineTick)}
 	go l.relieve()
@@ -188,38 +203,6 @@ func (l *Listener) admit(nc net.Conn, addr netip.Addr) (*conn, *conn, bool) {
 	return c, victim, true
 }
 
-// evict counts out the connection idle the longest of list and counts it
-// in evicted; with none idle it counts a refusal in refused and returns
-// nil. l.mu is held.
-func (l *Listener) evict(list *idleList, refused, evicted *atomic.Int64) *conn {
-	victim := list.front()
-	if victim == nil {
-		refused.Add(1)
-		return nil
-	}
-	l.release(victim)
-	evicted.Add(1)
-	return victim
-}
-
-// idleIn puts c, not idle, at the end of the idle lists (of all and of
-// its group); l.mu is held.
-func (l *Listener) idleIn(c *conn) {
-	l.idle.pushBack(c)
-	c.group.idle.pushBack(c)
-	c.inIdle = true
-}
-
-// idleOut takes c out of the idle lists, if it is in them; l.mu is held.
-func (l *Listener) idleOut(c *conn) {
-	if !c.inIdle {
-		return
-	}
-	l.idle.remove(c)
-	c.group.idle.remove(c)
-	c.inIdle = false
-}
-
 // release counts c out; l.mu is held.
 func (l *Listener) release(c *conn) {
 	if c.released {
@@ -228,6 +211,9 @@ func (l *Listener) release(c *conn) {
 	c.released = true
 	l.idleOut(c)
 	delete(l.conns, c)
+	if c.claimed {
+		l.streams--
+	}
 	if c.group.n--; c.group.n == 0 {
 		delete(l.byAddr, c.group.key)
 	}
@@ -242,6 +228,10 @@ func (c *conn) Close() error {
 	c.l.mu.Unlock()
 	return c.Conn.Close()
 }
+
+// NetConn is the connection c wraps (the live stream sets its socket's
+// TCP options through it).
+func (c *conn) NetConn() net.Conn { return c.Conn }
 
 // CloseWrite half-closes the connection when the one it wraps can
 // (net/http does so after refusing an oversized request).
@@ -280,71 +270,13 @@ func (l *Listener) ConnState(nc net.Conn, state http.ConnState) {
 			l.idleIn(c)
 		}
 	case http.StateHijacked:
-		// Taken over by a handler (the live stream): it stays counted,
-		// never idle, until the handler closes it.
+		// Taken over by a handler (the live stream, which claimed it
+		// first): it stays counted, never idle, until the handler closes
+		// it.
 		l.idleOut(c)
 	case http.StateClosed:
 		l.release(c)
 	}
-}
-
-// relieve closes, while more than three quarters of Max are open, the
-// connections idle for longer than PressureIdle, longest idle first; and
-// sweeps the deadlines every DeadlineTick, after Close too while
-// connections are open (a server shutting down still times out the
-// clients that hold it).
-func (l *Listener) relieve() {
-	t := time.NewTicker(max(l.opt.PressureIdle/4, 50*time.Millisecond))
-	defer t.Stop()
-	dt := time.NewTicker(l.opt.DeadlineTick)
-	defer dt.Stop()
-	stop, pressure := l.stop, t.C
-	for {
-		select {
-		case <-stop:
-			stop, pressure = nil, nil // nil channels: no more pressure relief
-			if l.endSweep() {
-				return
-			}
-		case now := <-dt.C:
-			l.sweepDeadlines(now)
-			if stop == nil && l.endSweep() {
-				return
-			}
-		case now := <-pressure:
-			for _, c := range l.pressured(now) {
-				c.Conn.Close()
-			}
-		}
-	}
-}
-
-func (l *Listener) pressured(now time.Time) []*conn {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []*conn
-	for len(l.conns)*4 > l.opt.Max*3 {
-		c := l.idle.front()
-		if c == nil {
-			break
-		}
-		if now.Sub(c.idleSince) < l.opt.PressureIdle {
-			break
-		}
-		l.release(c)
-		out = append(out, c)
-	}
-	l.pressuredN.Add(int64(len(out)))
-	return out
-}
-
-// endSweep reports whether the sweep may end, the listener being closed:
-// no connection left; it is then marked ended, under the lock admit takes.
-func (l *Listener) endSweep() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.swept = len(l.conns) == 0
-	return l.swept
 }
 
 // Close stops accepting and stops the pressure sweep; the deadlines' sweep
@@ -360,9 +292,12 @@ func (l *Listener) Max() int { return l.opt.Max }
 // Stats are the listener's counts.
 type Stats struct {
 	Open, Idle int
+	// Streams is the number of connections claimed for streams (Claim).
+	Streams int
 	// RefusedTotal and RefusedAddr count the connections answered 503 and
-	// closed: over Max, or over PerAddr, with none of those idle.
-	RefusedTotal, RefusedAddr int64
+	// closed: over Max, or over PerAddr, with none of those idle;
+	// RefusedStreams, the claims refused, the share of streams taken.
+	RefusedTotal, RefusedAddr, RefusedStreams int64
 	// Evicted and EvictedAddr count idle connections closed to make room
 	// for a new one, at Max and at PerAddr; Pressured, those closed for
 	// idling too long under pressure.
@@ -372,9 +307,10 @@ type Stats struct {
 // Stats reports the counts now.
 func (l *Listener) Stats() Stats {
 	l.mu.Lock()
-	open, idle := len(l.conns), l.idle.n
+	open, idle, streams := len(l.conns), l.idle.n, l.streams
 	l.mu.Unlock()
-	return Stats{Open: open, Idle: idle, RefusedTotal: l.refusedTotal.Load(), RefusedAddr: l.refusedAddr.Load(),
+	return Stats{Open: open, Idle: idle, Streams: streams, RefusedTotal: l.refusedTotal.Load(),
+		RefusedAddr: l.refusedAddr.Load(), RefusedStreams: l.refusedStreams.Load(),
 		Evicted: l.evicted.Load(), EvictedAddr: l.evictedAddr.Load(), Pressured: l.pressuredN.Load()}
 }
 
@@ -387,53 +323,3 @@ func peer(nc net.Conn) netip.Addr {
 	}
 	return netip.Addr{}
 }
-
-// links are a conn's neighbours in one idle list.
-type links struct{ prev, next *conn }
-
-// The idle lists a conn is in while idle, by their index in conn.links.
-const (
-	allIdle   = 0 // Listener.idle
-	groupIdle = 1 // addrConns.idle
-)
-
-// idleList is a doubly linked list of idle conns, threaded through their
-// links[k] (allIdle or groupIdle). The listener's mutex guards it; the
-// caller knows whether c is in it (conn.inIdle).
-type idleList struct {
-	head, tail *conn
-	n          int
-	k          int
-}
-
-// pushBack appends c, which is not in the list.
-func (l *idleList) pushBack(c *conn) {
-	c.links[l.k] = links{prev: l.tail}
-	if l.tail != nil {
-		l.tail.links[l.k].next = c
-	} else {
-		l.head = c
-	}
-	l.tail = c
-	l.n++
-}
-
-// remove takes c, which is in the list, out of it.
-func (l *idleList) remove(c *conn) {
-	ln := c.links[l.k]
-	if ln.prev != nil {
-		ln.prev.links[l.k].next = ln.next
-	} else {
-		l.head = ln.next
-	}
-	if ln.next != nil {
-		ln.next.links[l.k].prev = ln.prev
-	} else {
-		l.tail = ln.prev
-	}
-	c.links[l.k] = links{}
-	l.n--
-}
-
-// front is the conn idle the longest, or nil.
-func (l *idleList) front() *conn { return l.head }

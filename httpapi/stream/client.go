@@ -13,8 +13,12 @@ const (
 	ReasonTooSlow  = "too_slow"
 )
 
-// reasonGone ends a stream whose client went: nothing more is written.
-const reasonGone = "gone"
+// Reasons a stream ends without an end event: its client went (gone), or
+// a write failed or took nothing for the write timeout (write).
+const (
+	reasonGone  = "gone"
+	reasonWrite = "write"
+)
 
 // The states of a client's writing.
 const (
@@ -45,7 +49,7 @@ type client struct {
 	bytes    int
 	ping     bool      // a heartbeat is due
 	ended    string    // the end reason, once ended
-	endBy    time.Time // once ended: its end event is written by then (see endLocked)
+	endBy    time.Time // when set, the stream is done by then (see the end rules in write.go)
 	state    uint8
 	deadline time.Time // of the write in progress, while busy
 }
@@ -105,21 +109,49 @@ func (c *client) end(reason string) {
 	}
 }
 
-// endLocked drops what is queued (the writer sends only the rest of the
-// event in progress and the end event), sets when the stream must be done
-// (endBy, endWrite from now), cuts a write in progress to that, so an
-// ended stream closes by then whatever its client reads (a client too
-// slow to take the end by then is cut without it: its slot and
-// connection go), and reports whether the client must be put in the run
-// queue.
+// endLocked counts the stream ended, drops what is queued (the writer
+// sends only the rest of the event in progress and the end event), sets
+// by when a stream ended so must be done (endBy: see the end rules in
+// write.go), cuts a write in progress to that, and reports whether the
+// client must be put in the run queue.
 func (c *client) endLocked(reason string) bool {
 	c.ended = reason
+	c.h.m.ended(reason)
 	c.queue, c.bytes, c.ping = nil, 0, false
-	c.endBy = time.Now().Add(endWrite)
+	switch reason {
+	case ReasonShutdown:
+		c.byLocked(time.Now().Add(endWrite))
+	case reasonGone:
+		c.byLocked(time.Now())
+	}
+	return c.wakeLocked()
+}
+
+// shutdown ends the stream for the shutdown by d at the latest, whether
+// or not it has ended already: Close waits no longer.
+func (c *client) shutdown(d time.Time) {
+	c.mu.Lock()
+	schedule := false
+	if c.ended == "" {
+		schedule = c.endLocked(ReasonShutdown)
+	} else {
+		c.byLocked(d)
+	}
+	c.mu.Unlock()
+	if schedule {
+		c.h.schedule(c)
+	}
+}
+
+// byLocked brings the stream's endBy to d at the latest, and cuts a write
+// in progress to it.
+func (c *client) byLocked(d time.Time) {
+	if c.endBy.IsZero() || d.Before(c.endBy) {
+		c.endBy = d
+	}
 	if c.state == busy {
 		c.hurryLocked(c.endBy)
 	}
-	return c.wakeLocked()
 }
 
 // hurryLocked brings the deadline of the write in progress to d at the

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/flagpole/flagpole/memstore"
 )
@@ -11,23 +12,37 @@ import (
 // timeFormat is the API's timestamp: UTC, milliseconds, Z.
 const timeFormat = "2006-01-02T15:04:05.000Z"
 
-// event is one votes event: what one snapshot changed, each flag's part
-// encoded once, and the whole frame for the streams that follow every
-// flag. It is never modified once made.
+// event is one votes event: what one snapshot changed, encoded once as
+// the frame of every change, which holds each changed flag's part (its
+// JSON object) for the frames of streams that follow some flags. It is
+// never modified once made, and holds, beside that frame, the flags'
+// slugs in one string and 16 bytes a flag where each part and slug lies
+// (and 4 more for an index of them by slug): size says how much, which
+// the history's bound counts.
 type event struct {
-	gen     uint64
-	head    []byte   // "id: ...\nevent: votes\ndata: {"at":"...","flags":["
-	slugs   []string // of items, in order (the flags' ids')
-	items   [][]byte // {"slug":..,"votes":{..},"dominant":..}
-	removed []string
-	gone    [][]byte // removed slugs as JSON strings
-	all     []byte   // the frame of every change
-	// index finds an item by slug, in an event of more than indexMin.
-	index map[string]int32
+	gen  uint64
+	all  []byte // the frame of every change
+	head uint32 // all[:head] is "id: ...\nevent: votes\ndata: {"at":"...","flags":["
+	text string // the slugs, one after the other
+	// flags are the changed flags, in the event's order: each one's
+	// object in all and its slug in text; removed, the flags removed: each
+	// one's slug as a JSON string in all, and in text.
+	flags, removed []part
+	// bySlug, in an event of more than indexMin flags, is the indexes of
+	// flags in the order of their slugs, so that a stream following few
+	// flags finds its own at once.
+	bySlug []int32
 }
 
+// span is where a part lies in a byte string; part is where a flag's
+// encoded part lies in event.all and its slug in event.text.
+type (
+	span struct{ from, to uint32 }
+	part struct{ enc, slug span }
+)
+
 // indexMin is the number of changed flags from which an event indexes them
-// by slug, so that a stream following few flags finds its own at once.
+// by slug.
 const indexMin = 32
 
 // newEvent encodes the event of snapshot s, which changed ch; item appends
@@ -35,15 +50,11 @@ const indexMin = 32
 func newEvent(epoch string, s *memstore.Snapshot, ch memstore.Changes, item func([]byte, *memstore.Flag) []byte,
 	str func([]byte, string) []byte) *event {
 	e := &event{gen: s.Gen}
-	b := append([]byte("id: "), positionID(epoch, s.Gen)...)
-	b = append(b, "\nevent: votes\ndata: {\"at\":\""...)
-	b = s.LoadedAt.UTC().AppendFormat(b, timeFormat)
-	e.head = append(b, "\",\"flags\":["...)
 	flags := make([]*memstore.Flag, 0, len(ch.Votes)+len(ch.Added))
 	flags = append(append(flags, ch.Votes...), ch.Added...)
 	slices.SortFunc(flags, func(a, b *memstore.Flag) int { return strings.Compare(a.ID(), b.ID()) })
 	// The slugs, copied into one string: a flag's own is part of its
-	// record, which the ring would keep alive, with the chunk of other
+	// record, which the history would keep alive, with the chunk of other
 	// flags it was carved from, for as long as it holds the event.
 	n := 0
 	for _, f := range flags {
@@ -54,61 +65,72 @@ func newEvent(epoch string, s *memstore.Snapshot, ch memstore.Changes, item func
 	}
 	var sb strings.Builder
 	sb.Grow(n)
-	for _, f := range flags {
-		sb.WriteString(f.Slug())
+	b := append([]byte("id: "), positionID(epoch, s.Gen)...)
+	b = append(b, "\nevent: votes\ndata: {\"at\":\""...)
+	b = s.LoadedAt.UTC().AppendFormat(b, timeFormat)
+	b = append(b, "\",\"flags\":["...)
+	e.head = uint32(len(b))
+	// Each part as it is written: where it lies in b, and its slug in sb.
+	mark := func(from int, slug string) part {
+		at := sb.Len()
+		sb.WriteString(slug)
+		return part{span{uint32(from), uint32(len(b))}, span{uint32(at), uint32(sb.Len())}}
 	}
-	for _, f := range ch.Removed {
-		sb.WriteString(f.Slug())
-	}
-	text, at := sb.String(), 0
-	slug := func(f *memstore.Flag) string {
-		at += len(f.Slug())
-		return text[at-len(f.Slug()) : at]
-	}
-	size := len(e.head) + 32
-	for _, f := range flags {
-		it := item(nil, f)
-		e.items = append(e.items, it)
-		e.slugs = append(e.slugs, slug(f))
-		size += len(it) + 1
-	}
-	if len(flags) > indexMin {
-		e.index = make(map[string]int32, len(flags))
-		for i, s := range e.slugs {
-			e.index[s] = int32(i)
-		}
-	}
-	for _, f := range ch.Removed {
-		e.removed = append(e.removed, slug(f))
-		g := str(nil, f.Slug())
-		e.gone = append(e.gone, g)
-		size += len(g) + 1
-	}
-	e.all = e.frame(make([]byte, 0, size), e.items, e.gone)
-	return e
-}
-
-// frame appends the event's frame with these items and removed slugs.
-func (e *event) frame(b []byte, items, gone [][]byte) []byte {
-	b = append(b, e.head...)
-	for i, it := range items {
+	e.flags = make([]part, 0, len(flags))
+	for i, f := range flags {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, it...)
+		from := len(b)
+		b = item(b, f)
+		e.flags = append(e.flags, mark(from, f.Slug()))
 	}
 	b = append(b, ']')
-	if len(gone) > 0 {
+	if len(ch.Removed) > 0 {
 		b = append(b, `,"removed":[`...)
-		for i, g := range gone {
+		e.removed = make([]part, 0, len(ch.Removed))
+		for i, f := range ch.Removed {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, g...)
+			from := len(b)
+			b = str(b, f.Slug())
+			e.removed = append(e.removed, mark(from, f.Slug()))
 		}
 		b = append(b, ']')
 	}
-	return append(b, "}\n\n"...)
+	b = append(b, "}\n\n"...)
+	e.all = append(make([]byte, 0, len(b)), b...) // no room past the frame held for as long as the event
+	e.text = sb.String()
+	if len(e.flags) > indexMin {
+		e.bySlug = make([]int32, len(e.flags))
+		for i := range e.bySlug {
+			e.bySlug[i] = int32(i)
+		}
+		slices.SortFunc(e.bySlug, func(i, j int32) int { return strings.Compare(e.slug(e.flags[i]), e.slug(e.flags[j])) })
+	}
+	return e
+}
+
+// slug is the slug of the flag of p.
+func (e *event) slug(p part) string { return e.text[p.slug.from:p.slug.to] }
+
+// enc is the encoded part of p.
+func (e *event) enc(p part) []byte { return e.all[p.enc.from:p.enc.to] }
+
+// size is the bytes the event holds.
+func (e *event) size() int {
+	return int(unsafe.Sizeof(*e)) + cap(e.all) + len(e.text) + (cap(e.flags)+cap(e.removed))*int(unsafe.Sizeof(part{})) +
+		cap(e.bySlug)*4
+}
+
+// find is the index in e.flags of the flag with this slug (e.bySlug set).
+func (e *event) find(slug string) (int, bool) {
+	i, ok := slices.BinarySearchFunc(e.bySlug, slug, func(j int32, s string) int { return strings.Compare(e.slug(e.flags[j]), s) })
+	if !ok {
+		return 0, false
+	}
+	return int(e.bySlug[i]), true
 }
 
 // frameFor is the event's frame for a stream following f: only the flags
@@ -117,36 +139,63 @@ func (e *event) frameFor(f *Follow) []byte {
 	if f == nil {
 		return e.all
 	}
-	var items, gone [][]byte
-	if e.index != nil && len(f.slugs) < len(e.slugs) {
+	var items, gone []int
+	if e.bySlug != nil && len(f.slugs) < len(e.flags) {
 		// Few slugs followed, many changed: look each up, then restore
 		// the event's order.
-		idx := make([]int, 0, len(f.slugs))
 		for _, s := range f.slugs {
-			if i, ok := e.index[s]; ok {
-				idx = append(idx, int(i))
+			if i, ok := e.find(s); ok {
+				items = append(items, i)
 			}
 		}
-		slices.Sort(idx)
-		for _, i := range idx {
-			items = append(items, e.items[i])
-		}
+		slices.Sort(items)
 	} else {
-		for i, s := range e.slugs {
-			if f.has(s) {
-				items = append(items, e.items[i])
+		for i, p := range e.flags {
+			if f.has(e.slug(p)) {
+				items = append(items, i)
 			}
 		}
 	}
-	for i, s := range e.removed {
-		if f.has(s) {
-			gone = append(gone, e.gone[i])
+	for i, p := range e.removed {
+		if f.has(e.slug(p)) {
+			gone = append(gone, i)
 		}
 	}
 	if len(items) == 0 && len(gone) == 0 {
 		return nil
 	}
-	return e.frame(nil, items, gone)
+	return e.frame(items, gone)
+}
+
+// frame is the event's frame with the flags of e.flags at items and of
+// e.removed at gone.
+func (e *event) frame(items, gone []int) []byte {
+	n := int(e.head) + 32
+	for _, i := range items {
+		n += len(e.enc(e.flags[i])) + 1
+	}
+	for _, i := range gone {
+		n += len(e.enc(e.removed[i])) + 1
+	}
+	b := append(make([]byte, 0, n), e.all[:e.head]...)
+	for k, i := range items {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, e.enc(e.flags[i])...)
+	}
+	b = append(b, ']')
+	if len(gone) > 0 {
+		b = append(b, `,"removed":[`...)
+		for k, i := range gone {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, e.enc(e.removed[i])...)
+		}
+		b = append(b, ']')
+	}
+	return append(b, "}\n\n"...)
 }
 
 // positionID is the id of the position after snapshot gen of the hub of

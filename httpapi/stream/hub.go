@@ -34,22 +34,30 @@ type Options struct {
 	String func([]byte, string) []byte
 	// MaxPerKey is the most streams one key holds open (0: 5).
 	MaxPerKey int
-	// MaxStreams is the most streams open at once (0: 20000).
+	// MaxStreams is the most streams open at once (0: 12288, the share of
+	// streams of connlimit's CeilingMax: the connection bounds never let
+	// more be served, see httpapi/connlimit/streams.go).
 	MaxStreams int
 	// Buffer is the most events queued for one stream (0: 64), and
 	// BufferBytes the most bytes (0: 4 MiB; an empty queue takes any one
 	// event).
 	Buffer, BufferBytes int
 	// History is the number of recent events kept for resuming (0: 256),
-	// and HistoryBytes their bytes at most (0: 16 MiB).
+	// and HistoryBytes the memory they hold at most (0: 16 MiB; an event
+	// holds its frame, its flags' slugs and 16 to 20 bytes a flag).
 	History, HistoryBytes int
 	// Heartbeat is the longest an idle stream goes without a comment
 	// line (0: 15 s): the hub asks for one every two thirds of it, which
 	// leaves the writers a third to deliver it.
 	Heartbeat time.Duration
 	// WriteTimeout bounds each write to a stream (0: 10 s): a client that
-	// reads nothing for that long is cut.
+	// takes nothing for that long is cut (see the end rules in write.go).
 	WriteTimeout time.Duration
+	// AckTimeout bounds how long what is sent to a stream may go
+	// unacknowledged by its client's TCP before the connection is dropped
+	// (0: 45 s), so that a client gone without a FIN gives its slot back
+	// within about a minute (see acktimeout.go; Linux only).
+	AckTimeout time.Duration
 	// Metrics, when set, receives the stream gauges and counters.
 	Metrics prometheus.Registerer
 }
@@ -69,17 +77,17 @@ type Hub struct {
 	epoch string // random, so that ids of another process are unknown here
 	m     *hubMetrics
 
-	mu      sync.Mutex
-	clients map[*client]struct{}
-	byKey   map[string]map[*client]struct{}
-	follows map[string]*shared // the follow sets of the open streams, by key
-	gen     uint64             // the generation of the last snapshot seen
-	floor   uint64             // the oldest generation from which ring holds every event
-	serial  uint64             // the Serial of the last snapshot seen: the next's changes are against it
-	ring    []*event           // the latest events, oldest first
-	ringB   int                // bytes of ring
-	closed  bool
-	cancel  []func()
+	mu       sync.Mutex
+	clients  map[*client]struct{}
+	byKey    map[string]map[*client]struct{}
+	follows  map[string]*shared // the follow sets of the open streams, by key
+	gen      uint64             // the generation of the last snapshot seen
+	floor    uint64             // the oldest generation from which history holds every event
+	serial   uint64             // the Serial of the last snapshot seen: the next's changes are against it
+	history  []*event           // the latest events, oldest first
+	historyB int                // what history holds, in bytes (event.size)
+	closed   bool
+	cancel   []func()
 	// attached counts the streams whose connection the hub owns; drained
 	// is closed once the hub is closed and the last of them is done.
 	attached int
@@ -104,7 +112,7 @@ func New(st *memstore.Store, opt Options) *Hub {
 		}
 	}
 	def(&opt.MaxPerKey, 5)
-	def(&opt.MaxStreams, 20000)
+	def(&opt.MaxStreams, 12288)
 	def(&opt.Buffer, 64)
 	def(&opt.BufferBytes, 4<<20)
 	def(&opt.History, 256)
@@ -114,6 +122,9 @@ func New(st *memstore.Store, opt Options) *Hub {
 	}
 	if opt.WriteTimeout <= 0 {
 		opt.WriteTimeout = 10 * time.Second
+	}
+	if opt.AckTimeout <= 0 {
+		opt.AckTimeout = 45 * time.Second
 	}
 	var b [8]byte
 	rand.Read(b[:])
@@ -147,7 +158,7 @@ func (h *Hub) swapped(s *memstore.Snapshot) {
 		// last seen (its generation may still be the next: another
 		// lineage): what changed since is unknown. Every stream re-reads,
 		// and no earlier position can be resumed.
-		h.gen, h.floor, h.serial, h.ring, h.ringB = s.Gen, s.Gen, s.Serial(), nil, 0
+		h.gen, h.floor, h.serial, h.history, h.historyB = s.Gen, s.Gen, s.Serial(), nil, 0
 		frame := []byte("id: " + positionID(h.epoch, s.Gen) + "\nevent: resync\ndata: {}\n\n")
 		var wake []*client
 		for c := range h.clients {
@@ -190,16 +201,16 @@ func (h *Hub) push(wake []*client, c *client, frame []byte) []*client {
 	return wake
 }
 
-// remember keeps e in the ring, dropping the oldest events past its
+// remember keeps e in the history, dropping the oldest events past its
 // bounds (never e itself).
 func (h *Hub) remember(e *event) {
-	h.ring = append(h.ring, e)
-	h.ringB += len(e.all)
-	for len(h.ring) > 1 && (len(h.ring) > h.opt.History || h.ringB > h.opt.HistoryBytes) {
-		old := h.ring[0]
-		h.ring[0] = nil
-		h.ring = h.ring[1:]
-		h.ringB -= len(old.all)
+	h.history = append(h.history, e)
+	h.historyB += e.size()
+	for len(h.history) > 1 && (len(h.history) > h.opt.History || h.historyB > h.opt.HistoryBytes) {
+		old := h.history[0]
+		h.history[0] = nil
+		h.history = h.history[1:]
+		h.historyB -= old.size()
 		h.floor = old.gen
 	}
 }
@@ -232,8 +243,9 @@ func (h *Hub) Close() {
 		return
 	}
 	h.closed = true
+	by := time.Now().Add(endWrite)
 	for c := range h.clients {
-		c.end(ReasonShutdown)
+		c.shutdown(by)
 	}
 	h.checkDrained()
 	cancel := h.cancel
@@ -284,7 +296,7 @@ type Stats struct {
 func (h *Hub) Stats() Stats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	st := Stats{Open: len(h.clients), History: len(h.ring), HistoryBytes: h.ringB}
+	st := Stats{Open: len(h.clients), History: len(h.history), HistoryBytes: h.historyB}
 	for c := range h.clients {
 		st.PendingBytes += c.pending()
 	}

@@ -23,7 +23,8 @@ func newHubMetrics(reg prometheus.Registerer, h *Hub) *hubMetrics {
 		}),
 		ends: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "flagpole_stream_ended_total",
-			Help: "Live streams ended, by reason: revoked, shutdown, too_slow, gone (the client left), write (a write failed).",
+			Help: "Live streams ended, by reason: revoked, shutdown, too_slow, gone (the client left), " +
+				"write (a write failed, or the client took nothing for the write timeout).",
 		}, []string{"reason"}),
 	}
 	if reg != nil {

@@ -53,8 +53,8 @@ func (h *Hub) opening(f *Follow, last string) []byte {
 	if last != "" {
 		after, ok := h.resumable(last)
 		var missed [][]byte
-		for i, n := 0, 0; ok && i < len(h.ring); i++ {
-			if e := h.ring[i]; e.gen > after {
+		for i, n := 0, 0; ok && i < len(h.history); i++ {
+			if e := h.history[i]; e.gen > after {
 				fr := e.frameFor(f)
 				missed, n = append(missed, fr), n+len(fr)
 				ok = n <= h.opt.BufferBytes
@@ -73,7 +73,7 @@ func (h *Hub) opening(f *Follow, last string) []byte {
 }
 
 // resumable reads an event id: the generation it follows, and whether the
-// ring holds every event since.
+// history holds every event since.
 func (h *Hub) resumable(id string) (uint64, bool) {
 	epoch, gen, ok := strings.Cut(id, "-")
 	if !ok || epoch != h.epoch {
@@ -134,6 +134,11 @@ func (h *Hub) drop(c *client) {
 		h.release(c.follow)
 	}
 	delete(h.clients, c)
+	h.dropKey(c)
+}
+
+// dropKey gives c's place among its key's streams back; h.mu is held.
+func (h *Hub) dropKey(c *client) {
 	if cs := h.byKey[c.key]; cs != nil {
 		delete(cs, c)
 		if len(cs) == 0 {

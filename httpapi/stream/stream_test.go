@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -192,7 +193,7 @@ func TestFullQueueEnds(t *testing.T) {
 	}
 }
 
-// The ring keeps the latest events: an id within it resumes, one before
+// The history keeps the latest events: an id within it resumes, one before
 // its oldest event gets resync.
 func TestResumeWithinRing(t *testing.T) {
 	h, st, in := testHub(t, 10, Options{History: 2})
@@ -366,16 +367,18 @@ func readEvents(body io.Reader) <-chan string {
 }
 
 // tcpPair is a loopback connection's two ends, with socket buffers of buf
-// bytes when buf > 0 (the client's receive, the server's send), the
-// client's closed at the test's end.
+// bytes when buf > 0 (the client's receive, the server's send) and an
+// Ethernet path's segments, the client's closed at the test's end.
 func tcpPair(t *testing.T, buf int) (client, server *net.TCPConn) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	lc := net.ListenConfig{Control: ethernetSegments}
+	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	c, err := net.Dial("tcp", ln.Addr().String())
+	d := net.Dialer{Control: ethernetSegments}
+	c, err := d.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,9 +430,9 @@ func TestOtherBaseResyncs(t *testing.T) {
 	}
 }
 
-// The ring's events hold copies of the slugs they name: a flag's own is
+// The history's events hold copies of the slugs they name: a flag's own is
 // part of its record, which an event would keep alive, with the chunk of
-// other flags it was carved from, for as long as the ring holds it.
+// other flags it was carved from, for as long as the history holds it.
 func TestEventSlugsAreCopies(t *testing.T) {
 	h, st, in := testHub(t, 40, Options{})
 	vote(t, st, in, 1, 2, 3)
@@ -441,20 +444,24 @@ func TestEventSlugsAreCopies(t *testing.T) {
 	removed, _, _ := st.Snapshot().FlagBySlug(in[5].Slug)
 	st.SetSnapshot(s)
 	h.mu.Lock()
-	ring := slices.Clone(h.ring)
+	events := slices.Clone(h.history)
 	h.mu.Unlock()
-	if len(ring) != 2 || len(ring[0].slugs) != 3 || len(ring[1].removed) != 1 || ring[1].removed[0] != removed.Slug() {
-		t.Fatalf("ring of %d events", len(ring))
+	if len(events) != 2 || len(events[0].flags) != 3 || len(events[1].removed) != 1 || events[1].slug(events[1].removed[0]) != removed.Slug() {
+		t.Fatalf("a history of %d events", len(events))
 	}
-	mine := map[*byte]bool{unsafe.StringData(removed.Slug()): true}
+	text := func(s string) *byte { return unsafe.StringData(s) }
+	mine := map[*byte]bool{text(removed.Slug()): true}
 	for f := range s.Flags() {
-		mine[unsafe.StringData(f.Slug())] = true
+		mine[text(f.Slug())] = true
 	}
-	for _, e := range ring {
-		for _, sl := range append(slices.Clone(e.slugs), e.removed...) {
-			if mine[unsafe.StringData(sl)] {
-				t.Errorf("the event's slug %q is the flag's own string", sl)
+	for _, e := range events {
+		for _, p := range append(slices.Clone(e.flags), e.removed...) {
+			if sl := e.slug(p); mine[text(sl)] || text(sl) != text(e.text[p.slug.from:]) {
+				t.Errorf("the event's slug %q is not a piece of its own text", sl)
 			}
+		}
+		if mine[text(e.text)] {
+			t.Errorf("the event's slugs are a flag's own string")
 		}
 	}
 }

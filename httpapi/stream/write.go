@@ -1,41 +1,64 @@
 package stream
 
 import (
-	"cmp"
 	"errors"
 	"net"
 	"os"
-	"runtime"
-	"strconv"
 	"time"
 )
 
-// How the hub writes to the streams' connections, which it owns once the
-// handler has written the response's head (Stream.Start):
+// Writing. Once the handler has written the response's head, the hub owns
+// the stream's connection (Stream.Start) and writes to it from goroutines
+// of its own. What it guarantees:
 //
-//   - A few writer goroutines (writerCount) take the streams with
-//     something to write from one run queue. A snapshot's event puts every
-//     stream it concerns in the queue at once, and the writers write it
-//     stream after stream: one write each, no goroutine woken per stream.
-//   - A writer gives a write fastWrite to finish. One that would wait
-//     longer, because the client's socket buffer is full, is handed with
-//     what is left of it to a goroutine of the stream's own, which writes
-//     with the write timeout and returns the stream to the writers once
-//     its queue is empty. So a slow reader costs a writer at most
-//     fastWrite, and never blocks the other streams.
-//   - One ticker asks every stream for a heartbeat.
-//   - Each stream has one goroutine reading its connection, which notices
-//     the client leaving (net/http's own would have done so before the
-//     hijack). It is the only goroutine an idle stream keeps.
+//   - No stream waits on another. A writer (writers.go) gives a write
+//     fastWrite; one that would wait longer, the client's socket buffer
+//     being full, goes with what is left of it to a goroutine of the
+//     stream's own, which gives the stream back to the writers once its
+//     queue is empty. A slow reader costs a writer fastWrite at most.
+//   - A client reads whole events: a write stops early only between two
+//     events (each event of a large write is a chunk of its own) or when
+//     the connection is given up.
+//   - A client that reads is told before it is closed. The write timeout
+//     runs from the last byte the client took, not from the start of a
+//     write, so a client that keeps reading is not cut because a queued
+//     batch (up to BufferBytes) takes it longer than that to read. One
+//     that falls behind by more than its queue holds is ended too_slow,
+//     and told.
+//   - What a stream holds is bounded: its queue by Buffer and BufferBytes,
+//     its time by the rules below, and a client that acknowledges nothing
+//     (gone without a FIN) by AckTimeout (TCP's, see acktimeout.go).
+//
+// How a stream ends, in one place:
+//
+//  1. revoked, too_slow: the queue is dropped; the event in progress is
+//     finished and the end event follows, at the client's pace under the
+//     write timeout. The client still reads (a too_slow one was reading,
+//     only behind): cut in the middle of an event it would get half an
+//     event and no reason, and the rest of one event is bounded.
+//  2. shutdown: the process is stopping and Close waits closeWait at most,
+//     so every stream, ended already or not, is done by its endBy, endWrite
+//     from Close: a write in progress is cut to it, and the end event still
+//     gets endReserve after a cut (a client that cannot take it by then is
+//     cut without it).
+//  3. gone: the client left (its connection's read failed): a write in
+//     progress is cut at once, and nothing more is written.
+//  4. A client that takes no byte for the write timeout is cut without an
+//     end event, ended or not: nothing more would reach it (counted as its
+//     end's reason, else write).
+//
+// A stream gives its key's slot back before it writes its end event, so a
+// client that reconnects on reading it (after the retry delay, or at once)
+// finds the slot free. After the end event it half-closes the connection
+// and closes it when the client does, endWrite later at the most.
 
 // fastWrite is how long a writer waits on one stream's write before
 // handing it to a goroutine of the stream's own.
 const fastWrite = 2 * time.Millisecond
 
-// endWrite bounds how long an ended stream takes to write the rest of
-// the event in progress and the end event, from its end, plus
-// endReserve, the least the end event gets after a write in progress was
-// cut.
+// endWrite bounds how long a stream takes, from Close, to write the rest
+// of the event in progress and the end event; endReserve is the least the
+// end event gets after a write in progress was cut (see the rules above).
 const (
 	endWrite   = time.Second
 	endReserve = 250 * time.Millisecond
@@ -48,80 +71,35 @@ func later(a, b time.Time) time.Time {
 	return b
 }
 
-// coalesce is the most bytes a writer copies into one write; a bigger
-// write goes out in pieces, its frames uncopied.
-const coalesce = 32 << 10
-
-// writerCount is the number of writer goroutines.
-func writerCount() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
-
-var (
-	ping      = []byte(": ping\n\n")
-	crlf      = []byte("\r\n")
-	lastChunk = []byte("0\r\n\r\n")
-)
-
-func endFrame(reason string) []byte {
-	return []byte("event: end\ndata: {\"reason\":\"" + reason + "\"}\n\n")
-}
-
-// Start writes the stream's opening to conn, the connection the caller
-// hijacked after writing the response's head, within the write timeout,
-// and hands the stream to the hub's writers, which close conn when the
-// stream ends. chunked says whether the body goes in HTTP/1.1 chunks
-// (else the connection's close ends it, as for HTTP/1.0). It returns at
-// once.
+// Start hands the stream to the hub with conn, the connection the caller
+// hijacked after writing the response's head; chunked says whether the
+// body goes in HTTP/1.1 chunks (else the connection's close ends it, as
+// for HTTP/1.0). It writes the stream's opening and what was queued
+// meanwhile, in the caller's goroutine while that takes no time, and
+// returns; the hub closes conn when the stream ends.
 func (s *Stream) Start(conn net.Conn, chunked bool) {
 	h, c := s.h, s.c
+	conn.SetDeadline(time.Time{})
+	setAckTimeout(conn, h.opt.AckTimeout)
 	c.mu.Lock()
 	c.conn, c.chunked = conn, chunked
+	c.state = busy // until the opening is written: what comes meanwhile waits in the queue
 	c.mu.Unlock()
-	conn.SetDeadline(time.Time{})
 	// Counted as the hub's before its first byte goes out: a Close that
 	// comes after the client read the opening waits for this stream too.
+	// Too late for that (the hub closed since Open), the stream was ended
+	// by Close and ends here.
 	h.mu.Lock()
-	late := h.closed
-	if !late {
+	if !h.closed {
 		c.attached = true
 		h.attached++
-		if !h.started {
-			h.started = true
-			for range writerCount() {
-				go h.writer()
-			}
-			go h.beat()
-		}
+		h.startLocked()
 	}
 	h.mu.Unlock()
-	conn.SetWriteDeadline(time.Now().Add(h.opt.WriteTimeout))
-	if _, err := conn.Write(c.appendFramed(nil, s.opening)); err != nil {
-		conn.Close()
-		h.remove(c, "write")
-		return
-	}
-	if late {
-		// Too late for the writers: it ends here. Its watch closes the
-		// connection once the client has read the end (finish only
-		// half-closes it).
-		c.mu.Lock()
-		c.state = busy
-		reason := c.ended
-		c.mu.Unlock()
-		go c.watch()
-		h.finish(c, nil, cmp.Or(reason, ReasonShutdown), true)
-		return
-	}
-	c.mu.Lock()
-	c.state = idle
-	schedule := c.ended != "" || len(c.queue) > 0
-	if schedule {
-		c.state = queued
-	}
-	c.mu.Unlock()
-	if schedule {
-		h.schedule(c)
-	}
 	go c.watch()
+	// The opening is the frame in progress: it goes out whole before an
+	// end event, if the stream has ended.
+	h.run(c, true, nil, inflight{pieces: [][]byte{c.appendFramed(nil, s.opening)}, first: 1, k: 1})
 }
 
 // watch reads the connection until it fails: the client left, or the
@@ -138,313 +116,193 @@ func (c *client) watch() {
 	c.conn.Close()
 }
 
-// schedule puts c in the run queue.
-func (h *Hub) schedule(c *client) {
-	h.qmu.Lock()
-	h.runq = append(h.runq, c)
-	h.qmu.Unlock()
-	h.qcond.Signal()
+// scratch is a writer's own room for small writes: the bytes of one and
+// the one piece that holds them, used again from write to write (a stream
+// handed to a goroutine of its own takes a copy of what it holds).
+type scratch struct {
+	buf []byte
+	one [1][]byte
 }
 
-// scheduleAll puts cs in the run queue, in one go.
-func (h *Hub) scheduleAll(cs []*client) {
-	if len(cs) == 0 {
-		return
-	}
-	h.qmu.Lock()
-	h.runq = append(h.runq, cs...)
-	h.qmu.Unlock()
-	h.qcond.Broadcast()
-}
-
-// writerBatch is the most streams a writer takes from the run queue at
-// once.
-const writerBatch = 16
-
-// writer writes for the streams of the run queue until the hub is closed
-// and owns no connection any more.
-func (h *Hub) writer() {
-	scratch := make([]byte, 0, coalesce)
-	var batch []*client
-	for {
-		h.qmu.Lock()
-		for len(h.runq) == 0 && !h.qstop {
-			h.qcond.Wait()
-		}
-		if len(h.runq) == 0 {
-			h.qmu.Unlock()
-			return
-		}
-		n := min(len(h.runq), writerBatch)
-		batch = append(batch[:0], h.runq[:n]...)
-		clear(h.runq[:n])
-		h.runq = h.runq[n:]
-		if len(h.runq) == 0 {
-			h.runq = nil // its array goes: a burst of 10,000 streams leaves nothing behind
-		}
-		h.qmu.Unlock()
-		for i, c := range batch {
-			h.run(c, true, scratch, inflight{})
-			batch[i] = nil
-		}
-	}
-}
-
-// inflight is what is left of a write: its pieces, of which the first
-// `first` finish the frame in progress, then whole frames of k pieces
-// each; frames is the events it carries. A stream ended meanwhile sends
-// the frame in progress to its end, so that its end event follows whole
-// frames (and whole chunks), and drops the others.
-type inflight struct {
-	pieces      [][]byte
-	first, k    int
-	frames      int
-	fromScratch bool // pieces[0] is in the writer's scratch
-}
-
-// unfinished is, of left (what a write of w.pieces left, its first piece
-// written n bytes into), the pieces that finish the frame in progress:
-// none when the write stopped between two frames.
-func (w inflight) unfinished(left [][]byte, n int) [][]byte {
-	if len(left) == 0 {
-		return nil
-	}
-	i := len(w.pieces) - len(left)
-	if i < w.first {
-		return left[:w.first-i]
-	}
-	r := (i - w.first) % w.k
-	if r == 0 && n == 0 {
-		return nil
-	}
-	return left[:w.k-r]
-}
-
-// run writes what c has queued until its queue is empty (it goes idle),
-// or, fast, a write would wait (it is handed to a goroutine of its own
-// with what is left of that write, w), or it ends. scratch, the
-// writer's, is where a write is put together when it is small.
-func (h *Hub) run(c *client, fast bool, scratch []byte, w inflight) {
+// run writes w and what c has queued until its queue is empty (it goes
+// idle), or, fast, a write would wait (it goes with what is left to a
+// goroutine of its own), or it ends. sc, the writer's, is where a small
+// write is put together (nil: no writer's).
+func (h *Hub) run(c *client, fast bool, sc *scratch, w inflight) {
 	timeout := h.opt.WriteTimeout
 	if fast {
 		timeout = fastWrite
 	}
-	var one [1][]byte
+	if sc == nil {
+		sc = new(scratch)
+	}
 	for {
 		c.mu.Lock()
 		c.state = busy
 		if c.ended != "" {
 			reason := c.ended
 			c.mu.Unlock()
-			h.finish(c, w.unfinished(w.pieces, 0), reason, true)
+			h.finish(c, w.unfinished(), reason)
 			return
 		}
 		if len(w.pieces) == 0 {
-			q := c.queue
-			c.queue, c.bytes = nil, 0
-			frames := 0
-			if len(q) == 0 && c.ping {
-				q = [][]byte{ping}
-			} else {
-				frames = len(q)
-			}
-			c.ping = false
-			if len(q) == 0 {
+			if w = c.nextLocked(sc); len(w.pieces) == 0 {
 				c.state, c.deadline = idle, time.Time{}
 				c.mu.Unlock()
 				return
 			}
-			if n := size(q) + chunkOverhead; n <= coalesce {
-				// One piece, one chunk: finished whole or dropped whole.
-				buf := scratch[:0]
-				inScratch := cap(buf) >= n
-				if !inScratch {
-					buf = make([]byte, 0, n)
-				}
-				one[0] = c.appendFramed(buf, q...)
-				w = inflight{pieces: one[:], k: 1, frames: frames, fromScratch: inScratch}
-			} else {
-				w = inflight{pieces: c.frame(q...), k: c.unit(), frames: frames}
-			}
 		}
+		c.mu.Unlock()
+		frames := w.frames
+		err := c.send(&w, timeout, !fast)
+		switch {
+		case err == nil:
+			h.m.sent(frames)
+		case fast && errors.Is(err, os.ErrDeadlineExceeded):
+			// The client's socket buffer is full: the stream gets a
+			// goroutine of its own, with a copy of what is left (the
+			// writer's scratch holds it, or its pieces).
+			if w.fromScratch {
+				w.pieces = [][]byte{append([]byte(nil), w.pieces[0]...)}
+			} else {
+				w.pieces = append([][]byte(nil), w.pieces...)
+			}
+			w.fromScratch = false
+			h.handoffs.Add(1)
+			go h.run(c, false, nil, w)
+			return
+		default:
+			// Cut by the stream's endBy (rules 2 and 3): the event in
+			// progress is finished and the end told. Else given up (rule
+			// 4, or a failed write): closed without an end event.
+			c.mu.Lock()
+			reason, cut := c.ended, c.pastEndLocked()
+			if reason == "" {
+				c.endLocked(reasonWrite) // before the close, which its watch would take for the client leaving
+			}
+			c.mu.Unlock()
+			if reason != "" && cut && errors.Is(err, os.ErrDeadlineExceeded) {
+				h.finish(c, w.unfinished(), reason)
+			} else {
+				c.conn.Close()
+				h.done(c)
+			}
+			return
+		}
+	}
+}
+
+// nextLocked takes what c has queued, or the comment line of a heartbeat
+// due, as the next write: none when there is nothing. A small write is
+// one piece, one chunk, put together in sc when it fits, finished whole
+// or dropped whole; a larger one is its frames, each a chunk of its own.
+// c.mu is held.
+func (c *client) nextLocked(sc *scratch) inflight {
+	q := c.queue
+	c.queue, c.bytes = nil, 0
+	frames := len(q)
+	if len(q) == 0 && c.ping {
+		q = [][]byte{ping}
+	}
+	c.ping = false
+	if len(q) == 0 {
+		return inflight{}
+	}
+	n := size(q) + chunkOverhead
+	if n > coalesce {
+		return inflight{pieces: c.frame(q...), k: c.unit(), frames: frames}
+	}
+	buf := sc.buf[:0]
+	inScratch := cap(buf) >= n
+	if !inScratch {
+		buf = make([]byte, 0, n)
+	}
+	sc.one[0] = c.appendFramed(buf, q...)
+	return inflight{pieces: sc.one[:], k: 1, frames: frames, fromScratch: inScratch}
+}
+
+// send writes w, leaving in it what is left. Each try has timeout from
+// its start, and never runs past the stream's endBy, when set; with
+// progress, a try that timed out having written something is followed by
+// another (the write timeout runs from the last byte the client took),
+// until endBy.
+func (c *client) send(w *inflight, timeout time.Duration, progress bool) error {
+	for {
+		c.mu.Lock()
 		c.deadline = time.Now().Add(timeout)
+		if !c.endBy.IsZero() && c.endBy.Before(c.deadline) {
+			c.deadline = c.endBy
+		}
 		c.conn.SetWriteDeadline(c.deadline)
 		c.mu.Unlock()
 		left, n, err := writePieces(c.conn, w.pieces)
-		switch {
-		case err == nil:
-			h.m.sent(w.frames)
-			w = inflight{}
-		case fast && errors.Is(err, os.ErrDeadlineExceeded):
-			// The client's socket buffer is full: the stream gets a
-			// goroutine of its own, with what the write left (a copy,
-			// when in the writer's scratch).
-			first := len(w.unfinished(left, n))
-			if w.fromScratch {
-				left = [][]byte{append([]byte(nil), left[0]...)}
-			} else {
-				left = append([][]byte(nil), left...)
-			}
-			h.handoffs.Add(1)
-			go h.run(c, false, nil, inflight{pieces: left, first: first, k: w.k, frames: w.frames})
-			return
-		default:
-			// A write that failed leaves the stream unusable: it is
-			// closed without an end event. One cut short because the
-			// stream ended (its deadline hurried, or the client read
-			// nothing for the write timeout) finishes its frame in
-			// progress and tells the end, within endWrite.
-			c.mu.Lock()
-			ended := c.ended
-			c.mu.Unlock()
-			if ended != "" && errors.Is(err, os.ErrDeadlineExceeded) {
-				h.finish(c, w.unfinished(left, n), ended, true)
-			} else {
-				h.finish(c, nil, cmp.Or(ended, "write"), false)
-			}
-			return
+		moved := len(left) < len(w.pieces) || n > 0
+		*w = w.after(left, n > 0)
+		if err == nil || !progress || !moved || !errors.Is(err, os.ErrDeadlineExceeded) {
+			return err
+		}
+		c.mu.Lock()
+		past := c.pastEndLocked()
+		c.mu.Unlock()
+		if past {
+			return err
 		}
 	}
 }
 
-// finish writes, when tell and the stream ends for a reason its client is
-// told, what is left of a write and the end event (endWrite at most),
-// closes the connection and takes the stream out of the hub. The caller
-// owns c (busy).
-func (h *Hub) finish(c *client, rest [][]byte, reason string, tell bool) {
-	lingers := false
-	if tell && reason != reasonGone {
-		pieces := append(append([][]byte(nil), rest...), c.frame(endFrame(reason))...)
-		if c.chunked {
-			pieces = append(pieces, lastChunk)
-		}
-		// By the stream's endBy (see endLocked: every told stream was
-		// ended, the late ones by Close), but never less than endReserve
-		// from now: a write in progress cut at endBy leaves the end that
-		// much.
-		c.mu.Lock()
-		c.deadline = later(c.endBy, time.Now().Add(endReserve))
-		c.conn.SetWriteDeadline(c.deadline)
-		c.mu.Unlock()
-		if _, _, err := writePieces(c.conn, pieces); err == nil {
-			// The client reads the end and closes the connection; then
-			// its watch closes it here too, or the read deadline does.
-			if cw, ok := c.conn.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
-				lingers = c.conn.SetReadDeadline(time.Now().Add(endWrite)) == nil
-			}
-		}
-	}
-	if !lingers {
+// pastEndLocked reports whether the stream's endBy is set and has come;
+// c.mu is held.
+func (c *client) pastEndLocked() bool {
+	return !c.endBy.IsZero() && !time.Now().Before(c.endBy)
+}
+
+// finish ends c for reason: it gives the key's slot back, writes (but for
+// a client gone) rest, the end of the event in progress, and the end
+// event, and closes the connection, at once or once the client has read
+// the end (see the rules above). The caller owns c (busy).
+func (h *Hub) finish(c *client, rest [][]byte, reason string) {
+	h.mu.Lock()
+	h.dropKey(c)
+	h.mu.Unlock()
+	if reason == reasonGone || !h.tell(c, rest, reason) {
 		c.conn.Close()
 	}
+	h.done(c)
+}
+
+// tell writes rest and the end event, and then half-closes the
+// connection, leaving its watch to close it once the client has read the
+// end and closed its side (or endWrite later). It reports whether the
+// connection lingers so.
+func (h *Hub) tell(c *client, rest [][]byte, reason string) bool {
+	w := inflight{pieces: append(append([][]byte(nil), rest...), c.frame(endFrame(reason))...), k: 1}
+	if c.chunked {
+		w.pieces = append(w.pieces, lastChunk)
+	}
+	c.mu.Lock()
+	if !c.endBy.IsZero() {
+		c.endBy = later(c.endBy, time.Now().Add(endReserve))
+	}
+	c.mu.Unlock()
+	if c.send(&w, h.opt.WriteTimeout, true) != nil {
+		return false
+	}
+	cw, ok := c.conn.(interface{ CloseWrite() error })
+	return ok && cw.CloseWrite() == nil && c.conn.SetReadDeadline(time.Now().Add(endWrite)) == nil
+}
+
+// done marks c done and takes it out of the hub; its connection is
+// closed, or left to its watch to close.
+func (h *Hub) done(c *client) {
 	c.mu.Lock()
 	c.state, c.queue, c.bytes = done, nil, 0
 	c.mu.Unlock()
-	h.remove(c, reason)
-}
-
-// remove takes c out of the hub and counts it ended for reason (before
-// Close can see the hub drained).
-func (h *Hub) remove(c *client, reason string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.drop(c)
-	h.m.ended(reason)
 	if c.attached {
 		c.attached = false
 		h.attached--
 		h.checkDrained()
-	}
-}
-
-// chunkOverhead bounds what a chunk adds to its frames.
-const chunkOverhead = 16
-
-// appendFramed appends frames as the body carries them: one chunk of them
-// all, when chunked.
-func (c *client) appendFramed(b []byte, frames ...[]byte) []byte {
-	if c.chunked {
-		b = strconv.AppendInt(b, int64(size(frames)), 16)
-		b = append(b, crlf...)
-	}
-	b = join(b, frames)
-	if c.chunked {
-		b = append(b, crlf...)
-	}
-	return b
-}
-
-// frame is the frames as the body carries them, in pieces, the frames
-// uncopied: when chunked, each frame a chunk of its own (its head, the
-// frame, CRLF: unit pieces), so that a write can stop after any frame.
-func (c *client) frame(frames ...[]byte) [][]byte {
-	if !c.chunked {
-		return frames
-	}
-	out := make([][]byte, 0, 3*len(frames))
-	for _, f := range frames {
-		out = append(out, append(strconv.AppendInt(make([]byte, 0, 10), int64(len(f)), 16), crlf...), f, crlf)
-	}
-	return out
-}
-
-// unit is the pieces a frame takes in frame's output.
-func (c *client) unit() int {
-	if c.chunked {
-		return 3
-	}
-	return 1
-}
-
-func size(pieces [][]byte) int {
-	n := 0
-	for _, p := range pieces {
-		n += len(p)
-	}
-	return n
-}
-
-func join(b []byte, pieces [][]byte) []byte {
-	for _, p := range pieces {
-		b = append(b, p...)
-	}
-	return b
-}
-
-// writePieces writes the pieces in turn; after an error it returns what
-// is left unwritten, the first of it written n bytes into.
-func writePieces(conn net.Conn, pieces [][]byte) (left [][]byte, n int, err error) {
-	for i, p := range pieces {
-		n, err := conn.Write(p)
-		if err != nil {
-			left := pieces[i:]
-			left[0] = p[n:]
-			return left, n, err
-		}
-	}
-	return nil, 0, nil
-}
-
-// beat asks every stream for a heartbeat every two thirds of Heartbeat,
-// until the hub has stopped: the comment line reaches each stream after
-// the tick and the writers' turn to it, within Heartbeat.
-func (h *Hub) beat() {
-	t := time.NewTicker(max(h.opt.Heartbeat*2/3, time.Millisecond))
-	defer t.Stop()
-	for {
-		select {
-		case <-h.stop:
-			return
-		case <-t.C:
-		}
-		h.mu.Lock()
-		var wake []*client
-		for c := range h.clients {
-			if c.heartbeat() {
-				wake = append(wake, c)
-			}
-		}
-		h.mu.Unlock()
-		h.scheduleAll(wake)
 	}
 }

@@ -255,8 +255,11 @@ export interface paths {
          *     rate-limit headers; what it sends afterwards spends nothing. A key holds at most
          *     5 streams open at once on one server (the operator's `max_streams_per_key`):
          *     one more is `429` (`code` `rate_limited`, `Retry-After`); follow several flags in
-         *     one stream instead. A server holds a bounded number of streams in all; past it,
-         *     `503` with `Retry-After`.
+         *     one stream instead. A server holds a bounded number of streams in all: at most
+         *     three quarters of its connections (the rest is kept for health probes and other
+         *     requests, which streams never take). Past it, a new stream is `503` (`code`
+         *     `unavailable`, `Retry-After`), not `429`: the server is full, not the key; try
+         *     again after `Retry-After`, or another server.
          *
          *     **What to follow.** Without `slug`, every flag. With `slug=a,b,c` (at most 100
          *     distinct slugs), only those. A slug no approved flag has is accepted and
@@ -284,19 +287,26 @@ export interface paths {
          *       server is stopping: reconnect, with `Last-Event-ID`), `too_slow` (the client
          *       read too slowly for the server's bounded buffer: reconnect, with
          *       `Last-Event-ID`). More reasons may come; treat an unknown one as `shutdown`.
-         *       A stream may also just close (a network failure): reconnect the same way.
+         *       A client that keeps reading, however slowly, gets the event in progress whole
+         *       and then `end` before the server closes the stream.
+         *       A stream may also just close (a network failure): reconnect the same way. The
+         *       server closes a stream without `end` when its client has taken nothing for
+         *       10 seconds (nothing would reach it), and drops one whose client's TCP has
+         *       acknowledged nothing for 45 seconds (a client gone without closing).
          *
          *     A comment line (`: ping`) comes at least every 15 seconds, so proxies keep the
          *     stream open and a client can tell a dead one. A `retry:` line opens the stream
-         *     (2000 ms): wait that long before reconnecting.
+         *     (2000 ms): wait that long before reconnecting. A stream that ended gives its
+         *     place among the key's streams back before its `end` is sent, so the reconnect
+         *     is not refused for it.
          *
          *     **Resuming.** `votes` and `ready` events carry an `id`, an opaque position.
          *     Reconnect with the last one you read in the `Last-Event-ID` header (or, where a
          *     header cannot be added, the `lastEventId` parameter; the header wins): the
          *     stream first sends the `votes` events you missed (only those of the flags you
          *     follow, in order), or `resync` when it no longer can, then `ready`. A server
-         *     keeps the latest 256 events (16 MiB at most) for this and sends at most 4 MiB of
-         *     them on a resume; ids from another server instance get `resync`.
+         *     keeps the latest 256 events (16 MiB of memory at most) for this and sends at most
+         *     4 MiB of them on a resume; ids from another server instance get `resync`.
          *
          *     **HTTP.** `200` with `Content-Type: text/event-stream; charset=utf-8`,
          *     `Cache-Control: no-cache`, `X-Accel-Buffering: no` (so nginx does not buffer
@@ -390,7 +400,10 @@ export interface paths {
          * Readiness probe
          * @description 200 once the first data snapshot is loaded; until then, 503 with code
          *     `unavailable` (and again while the snapshot is older than the operator's
-         *     `max_snapshot_age`, when set). The 503's problem also carries, as members, what
+         *     `max_snapshot_age`, when set), and from the moment the instance begins to stop
+         *     (SIGTERM: it still answers for a few seconds, so that a load balancer following
+         *     this probe takes it out before it stops accepting). The 503's problem also
+         *     carries, as members, `reason` (`starting`, `stale` or `shutting down`) and what
          *     the 200 would say beyond `status`: `snapshot`, `stale` (why a loaded snapshot no
          *     longer makes the instance ready) and `rateLimit`. A later load that fails leaves
          *     the old snapshot serving; the failure shows in the body. Fields beyond `status`
@@ -1080,6 +1093,33 @@ export interface components {
                  *       "title": "Service Unavailable",
                  *       "status": 503,
                  *       "detail": "the first data snapshot is not loaded yet",
+                 *       "code": "unavailable",
+                 *       "requestId": "7f1c2e9a4b5d4c3e"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description No stream opens now (`code` `unavailable`): the service has no data loaded yet,
+         *     it is stopping, or it holds the most live streams it may (at most three quarters
+         *     of its connections, the rest kept for other requests). Try again after
+         *     `Retry-After` seconds, on this server or another.
+         */
+        StreamUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description Whole seconds to wait before trying again. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Service Unavailable",
+                 *       "status": 503,
+                 *       "detail": "the server holds the most live streams it may; try again in a moment",
                  *       "code": "unavailable",
                  *       "requestId": "7f1c2e9a4b5d4c3e"
                  *     }
@@ -2046,7 +2086,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["StreamUnavailable"];
         };
     };
     getRateLimit: {
