@@ -127,8 +127,8 @@ func (p *program) registerState(reg *prometheus.Registry) {
 			}
 			return 0
 		})
-	gauge("flagpole_streams_max", "The most live streams this process holds at once (503 past it).",
-		func() float64 { return float64(p.api.MaxStreams()) })
+	gauge("flagpole_streams_max", "The most live streams this process holds at once (503 past it): its own cap, or the streams' share of max_conns if lower.",
+		func() float64 { return float64(min(p.api.MaxStreams(), p.ln.MaxStreams())) })
 	p.registerConnState(reg, gauge)
 	p.registerLimiterState(reg, gauge)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flagpole/flagpole/httpapi/connlimit"
 	"github.com/flagpole/flagpole/loader"
 )
 
@@ -92,8 +93,8 @@ func TestOperatorMetrics(t *testing.T) {
 	if v := metricValue(t, page, "flagpole_ready", ""); v != 1 {
 		t.Errorf("flagpole_ready %v, want 1", v)
 	}
-	if v := metricValue(t, page, "flagpole_streams_max", ""); v != 20000 {
-		t.Errorf("flagpole_streams_max %v, want 20000", v)
+	if v, want := metricValue(t, page, "flagpole_streams_max", ""), float64(min(12288, connlimit.StreamShare(connlimit.DefaultMax()))); v != want {
+		t.Errorf("flagpole_streams_max %v, want %v (the hub's cap or the streams' share of max_conns)", v, want)
 	}
 	for _, c := range []string{"details", "answers"} {
 		hits := metricValue(t, page, "flagpole_cache_hits_total", `{cache="`+c+`"}`)

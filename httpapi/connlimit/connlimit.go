@@ -289,6 +289,9 @@ func (l *Listener) Close() error {
 // Max is the bound on open connections.
 func (l *Listener) Max() int { return l.opt.Max }
 
+// MaxStreams is the share of Max that live streams may claim.
+func (l *Listener) MaxStreams() int { return l.opt.Streams }
+
 // Stats are the listener's counts.
 type Stats struct {
 	Open, Idle int
