@@ -154,6 +154,10 @@ func (p *program) registerConnState(reg *prometheus.Registry, gauge func(name, h
 		func(s connlimit.Stats) float64 { return float64(s.RefusedTotal + s.RefusedAddr) })
 	conns("flagpole_http_idle_connections_closed_total", "Idle connections closed early: the oldest idle at max_conns or of the client's address at max_conns_per_ip, or idle too long under pressure.",
 		func(s connlimit.Stats) float64 { return float64(s.Evicted + s.EvictedAddr + s.Pressured) })
+	gauge("flagpole_http_stream_connections", "Connections held by live streams, at most the streams' share of max_conns.",
+		func() float64 { return float64(p.ln.Stats().Streams) })
+	conns("flagpole_http_streams_refused_total", "Streams refused 503 because the streams' share of max_conns was taken.",
+		func(s connlimit.Stats) float64 { return float64(s.RefusedStreams) })
 }
 
 // registerLimiterState registers the shared rate limiter's state, when

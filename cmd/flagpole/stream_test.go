@@ -102,9 +102,9 @@ func openStream(t *testing.T, base, key, slug string) *http.Response {
 // they stay open.
 func TestStreamsLeaveAReserve(t *testing.T) {
 	r := newLiveRig(t, loader.SQLite)
-	s := startServe(t, noEnv, "--db", r.dbURL, "--addr", "127.0.0.1:0", "--max-conns", "10",
+	s := startServe(t, noEnv, "--db", r.dbURL, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0", "--max-conns", "10",
 		"--max-streams-per-key", "20", "--access-log=false", "--snapshot-daily=false")
-	base := listenAddr(t, s)
+	base, admin := listenAddr(t, s), adminBase(t, s)
 	waitReady(t, s, base)
 	fresh := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	open := 0
@@ -145,6 +145,16 @@ func TestStreamsLeaveAReserve(t *testing.T) {
 		} else {
 			resp.Body.Close()
 		}
+	}
+	// What the operator sees: the streams' connections, their cap, the
+	// refusal.
+	for name, want := range map[string]float64{"flagpole_http_stream_connections": 7, "flagpole_streams_max": 7} {
+		if got := scrape(t, admin, name, ""); got != want {
+			t.Errorf("%s %v, want %v", name, got, want)
+		}
+	}
+	if got := scrape(t, admin, "flagpole_http_streams_refused_total", ""); got < 1 {
+		t.Errorf("flagpole_http_streams_refused_total %v after a refusal", got)
 	}
 	req, _ := http.NewRequest(http.MethodGet, base+"/api/public/flags?limit=1", nil)
 	req.Header.Set("Authorization", "Bearer "+r.key)
