@@ -70,8 +70,9 @@ const (
 	heldFor     = 10 * time.Second
 	recheck     = time.Second
 	// barrierTimeout bounds a barrier on a primary that does not answer:
-	// the load then runs without it.
-	barrierTimeout = time.Second
+	// the load then runs without it. It leaves room for the four locks'
+	// waits, so that a barrier is not cut short by its own waits.
+	barrierTimeout = 4*barrierWait*time.Millisecond + time.Second
 	// replayPoll is how often the replica's replay is read while a target
 	// is pending; maxTargets bounds them (the oldest and the newest are
 	// kept, so that both the first and the last notification are met).
@@ -175,7 +176,7 @@ func (s *settler) barrier(ctx context.Context) (uint64, error) {
 // replayed reads how far the replica has replayed and wakes the load once
 // for the targets it has reached (or waited for too long).
 func (s *settler) replayed(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, barrierTimeout)
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	var at sql.NullString
 	if err := s.replica.QueryRowContext(ctx, "SELECT pg_last_wal_replay_lsn()::text").Scan(&at); err != nil {
