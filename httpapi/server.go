@@ -111,6 +111,12 @@ func New(opt Options) (*API, error) {
 	// trends', a quarter the answers', the rest (an eighth) the response
 	// cache.
 	detailBytes, trendBytes, answerBytes := opt.CacheBytes*3/8, opt.CacheBytes/4, opt.CacheBytes/4
+	if ledgerOff.details {
+		detailBytes, trendBytes = 0, 0
+	}
+	if ledgerOff.answers {
+		answerBytes = 0
+	}
 	c, err := newCache(opt.CacheBytes - detailBytes - trendBytes - answerBytes)
 	if err != nil {
 		return nil, err

@@ -14,7 +14,7 @@ import (
 // is a sort of every flag, split per list. Where no position shifted,
 // placeOrders does the same in the blocks the changes touch.
 func (s *Snapshot) buildOrders(prev *Snapshot, d delta) {
-	if d.remap == nil && s.placeOrders(prev, d) {
+	if d.remap == nil && !ledgerOff.place && s.placeOrders(prev, d) {
 		return
 	}
 	s.orders = make([]*orderSet, listRegion+1+len(s.regIdx))
