@@ -10,7 +10,7 @@ import (
 
 // answers keeps the responses of the routes whose answer the snapshot and
 // the query string fix alone (/flags, /search, /categories, /regions,
-// /stats), by route and raw query, in a table of details' kind: the
+// /stats), by route and raw query, in a table (see table): the
 // stamp names the snapshot (its Serial) and the route, the entry's key is
 // the raw query, compared whole, and its slot the query's hash. A request
 // asked before of the same snapshot is then answered by one hash of its
@@ -22,7 +22,7 @@ import (
 // swapped in (dropBefore); the table is bounded by its entries and bytes
 // as the details'.
 type answers struct {
-	t    *details
+	t    *table
 	seed maphash.Seed
 }
 
@@ -53,7 +53,7 @@ func newAnswers(maxBytes int64) *answers {
 // place is the slot and stamp of route's answer to raw from s.
 func (as *answers) place(s *memstore.Snapshot, route int, raw string) (int, stamp) {
 	h := maphash.String(as.seed, raw) ^ uint64(route)*0x9E3779B97F4A7C15
-	return int(h >> 33), stamp{s.Serial(), 0, uint64(route)}
+	return int(h >> 33), stamp{serial: s.Serial(), route: route}
 }
 
 // dropBefore takes out the entries made from a snapshot built before the
@@ -62,7 +62,7 @@ func (as *answers) place(s *memstore.Snapshot, route int, raw string) (int, stam
 // their sets they would hold the table's bytes until a new entry came to
 // each set.
 func (as *answers) dropBefore(n uint64) {
-	as.t.drop(func(st stamp) bool { return st[0] < n })
+	as.t.drop(func(st stamp) bool { return st.serial < n })
 }
 
 // lookups are the answers the table gave, and all it was asked for but

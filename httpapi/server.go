@@ -67,9 +67,9 @@ type API struct {
 	store   *memstore.Store
 	limiter ratelimit.Limiter
 	cache   *cache
-	details *details
+	details *table
 	// trends keeps the short trend answers, as details the details.
-	trends *details
+	trends *table
 	// answers keeps the answers of the routes the query string fixes;
 	// unswap stops its pruning at each swap (nil without it).
 	answers *answers
