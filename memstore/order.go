@@ -237,7 +237,7 @@ func (o *order) stayers(out []int32, gone []entryAt, in []int32, after func(int3
 // both. It reports false, and leaves o as it was, if a position of out is
 // not in o.
 func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, after func(int32) placeKey) (order, bool) {
-	gone, ok := o.locateAll(out, before)
+	gone, ok := o.locateAll(make([]entryAt, 0, len(out)), out, before)
 	if !ok {
 		return *o, false
 	}
@@ -264,10 +264,11 @@ func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, af
 	return e.done(), true
 }
 
-// locateAll returns where each position of out is in o, placed by
-// before; false if one is not there.
-func (o *order) locateAll(out []int32, before func(int32) placeKey) ([]entryAt, bool) {
-	gone := make([]entryAt, 0, len(out))
+// locateAll appends to gone where each position of out is in o, placed
+// by before; false if one is not there. (The caller makes gone: made
+// here, it would be allocated on the heap for every order a build
+// changes.)
+func (o *order) locateAll(gone []entryAt, out []int32, before func(int32) placeKey) ([]entryAt, bool) {
 	for _, x := range out {
 		k, i, ok := o.locate(before(x), x, before)
 		if !ok {
