@@ -9,8 +9,9 @@ import (
 )
 
 // TestWriteJSON: each kind of YAML node as JSON, a mapping's keys in the
-// order written, scalars by their tags, aliases followed; an empty
-// document is null, and a node of no known kind an error.
+// order written (a last key without a value left out), scalars by their
+// tags, aliases followed; an empty document is null, and a node of no
+// known kind an error.
 func TestWriteJSON(t *testing.T) {
 	for _, c := range []struct{ yaml, want string }{
 		{"b: 1\na: [x, 2.5, true, null, '3']", `{"b":1,"a":["x",2.5,true,null,"3"]}`},
@@ -34,6 +35,12 @@ func TestWriteJSON(t *testing.T) {
 	}
 	if err := writeJSON(&buf, &yaml.Node{Kind: 0}); err == nil || !strings.Contains(err.Error(), "kind") {
 		t.Errorf("a node of no kind: %v, want an error", err)
+	}
+	buf.Reset()
+	str := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
+	odd := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str("k"), str("v"), str("alone")}}
+	if err := writeJSON(&buf, odd); err != nil || buf.String() != `{"k":"v"}` {
+		t.Errorf("a mapping whose last key has no value: %s, %v; want its pairs", buf.String(), err)
 	}
 	bad := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: "x"}
 	if err := writeJSON(&buf, &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{bad}}); err == nil {
