@@ -239,12 +239,12 @@ func (a *API) routes() *gin.Engine {
 		api.HEAD(path, h)
 		preflightRoute(e, "/api/public"+path)
 	}
-	data("/flags", a.serveQuery(routeFlags, a.flags))
+	data("/flags", a.serve(a.flags))
 	data("/flag/:slug", a.serve(a.flag))
 	data("/flag/:slug/trend", a.serve(a.trend)) // the day's date fixes it too
-	data("/categories", a.serveQuery(routeCategories, a.categories))
-	data("/regions", a.serveQuery(routeRegions, a.regions))
-	data("/stats", a.serveQuery(routeStats, a.stats))
+	data("/categories", a.serve(a.categories))
+	data("/regions", a.serve(a.regions))
+	data("/stats", a.serve(a.stats))
 	data("/search", a.serveQuery(routeSearch, a.search))
 	// The live stream: spends one request when it opens.
 	api.GET("/stream", a.liveStream)

@@ -23,9 +23,9 @@ func TestTableStampRules(t *testing.T) {
 		{"slug: a newer history", slugs, trendStamp(5, 3, 7, 20000), trend, false, false},
 		{"slug: an older day", slugs, trendStamp(5, 2, 7, 19999), trend, false, true},
 		{"slug: other days", slugs, trendStamp(5, 2, 90, 20000), trend, false, false},
-		{"answers: the same", answers, stamp{serial: 5, route: routeFlags}, stamp{serial: 5, route: routeFlags}, true, false},
-		{"answers: an older snapshot", answers, stamp{serial: 4, route: routeFlags}, stamp{serial: 5, route: routeFlags}, false, true},
-		{"answers: another route", answers, stamp{serial: 5, route: routeSearch}, stamp{serial: 5, route: routeFlags}, false, false},
+		{"answers: the same", answers, stamp{serial: 5, route: routeSearch}, stamp{serial: 5, route: routeSearch}, true, false},
+		{"answers: an older snapshot", answers, stamp{serial: 4, route: routeSearch}, stamp{serial: 5, route: routeSearch}, false, true},
+		{"answers: another route", answers, stamp{serial: 5, route: routeSearch + 1}, stamp{serial: 5, route: routeSearch}, false, false},
 	} {
 		if got := c.t.answers(c.e, c.st); got != c.answer {
 			t.Errorf("%s: answers = %v, want %v", c.name, got, c.answer)
