@@ -87,3 +87,24 @@ func TestTableFreed(t *testing.T) {
 		t.Errorf("freed with none outdated = %d, want the last way", got)
 	}
 }
+
+// setFor sends a new entry to the freer of its two sets, the first when
+// they tie, and to the one holding the key's outdated entry whatever
+// their free ways.
+func TestTableSetFor(t *testing.T) {
+	tb := newTable(64*setWays*entryCost(64), 64, entryCost(64)) // 64 sets, no gate
+	key, first, second := twoSetKey(tb, "q=")
+	slot := tb.slotOf(key)
+	sets, _ := tb.choices(slot)
+	if into, other, two := tb.setFor(slot, key, stamp{serial: 2}); into != sets[0] || other != sets[1] || !two {
+		t.Errorf("both sets empty: into %d, other %d, %v; want the first, %d", into, other, two, sets[0])
+	}
+	first[0].e.Store(&tableEntry{key: "other", slot: -1})
+	if into, _, _ := tb.setFor(slot, key, stamp{serial: 2}); into != sets[1] {
+		t.Errorf("the first set fuller: into %d, want the second, %d", into, sets[1])
+	}
+	first[1].e.Store(&tableEntry{key: key, slot: slot, stamp: stamp{serial: 1}})
+	if into, _, _ := tb.setFor(slot, key, stamp{serial: 2}); into != sets[0] || free(second) != setWays {
+		t.Errorf("the key's outdated entry in the fuller first set: into %d, want the first, %d", into, sets[0])
+	}
+}
