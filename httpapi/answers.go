@@ -8,40 +8,34 @@ import (
 	"github.com/flagpole/flagpole/memstore"
 )
 
-// answers keeps the responses of the routes whose answer the snapshot and
-// the query string fix alone (/flags, /search, /categories, /regions,
-// /stats), by route and raw query, in a table of details' kind: the
+// answers keeps the responses of /search, whose answer the snapshot and
+// the query string fix alone, by raw query, in a table (see table): the
 // stamp names the snapshot (its Serial) and the route, the entry's key is
-// the raw query, compared whole, and its slot the query's hash. A request
+// the raw query, compared whole, and its slot the query's hash. A query
 // asked before of the same snapshot is then answered by one hash of its
-// query and one comparison, where parsing it, building the cache's key
-// and asking the response or search cache (which hashes that key again
-// and records the access for its admission policy) took a tenth of a
-// request's instructions. A miss goes the usual way and keeps what it
-// answered. Entries of an older snapshot are dropped when a new one is
-// swapped in (dropBefore); the table is bounded by its entries and bytes
-// as the details'.
+// query and one comparison, where parsing it, keying it and asking the
+// search cache took 6 % of a request's instructions (bench/README.md,
+// Ledger; for /flags, /categories, /regions and /stats, which ask the
+// response cache, it was 3 % or less, and they do without it). A miss
+// goes the usual way and keeps what it answered. Entries of an older
+// snapshot are dropped when a new one is swapped in (dropBefore); the
+// table is bounded by its entries and bytes as the details'.
 type answers struct {
-	t    *details
+	t    *table
 	seed maphash.Seed
 }
 
-// Routes answered through the answers' table.
-const (
-	routeFlags = iota + 1
-	routeSearch
-	routeCategories
-	routeRegions
-	routeStats
-)
+// routeSearch is the route of the answers the table keeps, part of their
+// stamps.
+const routeSearch = 1
 
 // maxAnswerBody is the longest body the answers' table keeps: a page of
-// 100 flags or hits with long texts.
+// 100 hits with long texts.
 const maxAnswerBody = 96 << 10
 
 // newAnswers makes the answers' table of at most maxBytes (none for 0),
-// with entries for bodies of 4 KB (the bytes bind when they are longer,
-// as the default page's 10 KB).
+// with entries for bodies of 4 KB (the bytes bind when they are
+// longer).
 func newAnswers(maxBytes int64) *answers {
 	t := newTable(maxBytes, maxAnswerBody, entryCost(4<<10))
 	if t == nil {
@@ -53,7 +47,7 @@ func newAnswers(maxBytes int64) *answers {
 // place is the slot and stamp of route's answer to raw from s.
 func (as *answers) place(s *memstore.Snapshot, route int, raw string) (int, stamp) {
 	h := maphash.String(as.seed, raw) ^ uint64(route)*0x9E3779B97F4A7C15
-	return int(h >> 33), stamp{s.Serial(), 0, uint64(route)}
+	return int(h >> 33), stamp{serial: s.Serial(), route: route}
 }
 
 // dropBefore takes out the entries made from a snapshot built before the
@@ -62,7 +56,7 @@ func (as *answers) place(s *memstore.Snapshot, route int, raw string) (int, stam
 // their sets they would hold the table's bytes until a new entry came to
 // each set.
 func (as *answers) dropBefore(n uint64) {
-	as.t.drop(func(st stamp) bool { return st[0] < n })
+	as.t.drop(func(st stamp) bool { return st.serial < n })
 }
 
 // lookups are the answers the table gave, and all it was asked for but

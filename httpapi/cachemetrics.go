@@ -23,12 +23,12 @@ func (a *API) cacheCounts() map[string][2]uint64 {
 
 // counts are the table's hits and lookups (hits and misses); none without
 // a table.
-func (d *details) counts() [2]uint64 {
-	if d == nil {
+func (t *table) counts() [2]uint64 {
+	if t == nil {
 		return [2]uint64{}
 	}
-	hits := d.hits.Load()
-	return [2]uint64{hits, hits + d.misses.Load()}
+	hits := t.hits.Load()
+	return [2]uint64{hits, hits + t.misses.Load()}
 }
 
 // counts are the answers' table's hits and lookups.

@@ -120,7 +120,7 @@ func TestDetailsTable(t *testing.T) {
 	}
 	// An entry made from a newer snapshot does not answer a request on an
 	// older one: flag 2's is next's.
-	if r := d.find(d.slotOf(ins[2].Slug), ins[2].Slug, s.Serial(), [2]uint64{}); r != nil {
+	if r := d.find(d.slotOf(ins[2].Slug), ins[2].Slug, stamp{serial: s.Serial()}); r != nil {
 		t.Error("an entry of a newer snapshot answered a request on an older one")
 	}
 
@@ -180,7 +180,7 @@ func TestDetailsTable(t *testing.T) {
 	if newDetails(0) != nil {
 		t.Error("a table of no bytes was made")
 	}
-	var none *details // no table: the response cache answers
+	var none *table // no table: the response cache answers
 	f, _, _ := next.FlagBySlug(ins[4].Slug)
 	if r, ok := none.detail(next, ins[4].Slug, c); !ok || !bytes.Equal(r.body, renderDetail(f)) {
 		t.Errorf("without a table: %v %s", ok, r.body)
@@ -191,7 +191,7 @@ func TestDetailsTable(t *testing.T) {
 }
 
 // holds reports whether the table holds an entry of key.
-func (d *details) holds(key string) bool {
+func (d *table) holds(key string) bool {
 	for i := range d.ways {
 		if e := d.ways[i].e.Load(); e != nil && e.key == key {
 			return true
@@ -447,9 +447,9 @@ func testCache(t *testing.T) *cache {
 }
 
 // heldBy is what d's entries hold, each counted once.
-func heldBy(d *details) int64 {
+func heldBy(d *table) int64 {
 	var sum int64
-	seen := map[*detailEntry]bool{}
+	seen := map[*tableEntry]bool{}
 	for i := range d.ways {
 		if e := d.ways[i].e.Load(); e != nil && !seen[e] {
 			seen[e] = true
@@ -477,7 +477,7 @@ func TestTableBytes(t *testing.T) {
 	// its own.
 	ask := func(k int, version uint64, n int) *response {
 		key := strconv.Itoa(k)
-		return d.fill(d.slotOf(key), key, stamp{sn, version}, source{100*uint64(k) + version}, c,
+		return d.fill(d.slotOf(key), key, stamp{serial: sn, history: version}, source{100*uint64(k) + version}, c,
 			func() string { return fmt.Sprintf("t%d-%d", k, version) }, func() []byte { return body(n, byte('a'+k)) })
 	}
 	kept := func() (keys []int) {
@@ -512,7 +512,7 @@ func TestTableBytes(t *testing.T) {
 	}
 	before := d.hits.Load()
 	for k, v := range map[int]uint64{3: 2, 4: 1} {
-		d.find(d.slotOf(strconv.Itoa(k)), strconv.Itoa(k), sn, [2]uint64{v})
+		d.find(d.slotOf(strconv.Itoa(k)), strconv.Itoa(k), stamp{serial: sn, history: v})
 	}
 	if d.hits.Load() != before+2 {
 		t.Errorf("%d of 2 kept answers from the table", d.hits.Load()-before)
@@ -552,9 +552,9 @@ func TestTableBytesConcurrent(t *testing.T) {
 				v := uint64(n % 5)
 				key := strconv.Itoa(k)
 				slot := d.slotOf(key)
-				r := d.find(slot, key, sn, [2]uint64{v})
+				r := d.find(slot, key, stamp{serial: sn, history: v})
 				if r == nil {
-					r = d.fill(slot, key, stamp{sn, v}, source{uint64(k)*1000 + v}, c, func() string { return fmt.Sprintf("c%d-%d", k, v) },
+					r = d.fill(slot, key, stamp{serial: sn, history: v}, source{uint64(k)*1000 + v}, c, func() string { return fmt.Sprintf("c%d-%d", k, v) },
 						func() []byte { return bytes.Repeat([]byte{'x'}, size) })
 				}
 				if len(r.body) < 100 {
@@ -582,7 +582,7 @@ func TestTrendHistorySupersedes(t *testing.T) {
 	d := newTrends(1) // one set of four ways
 	sn := passFirst(t, d)
 	ask := func(slug string, history uint64, days int, today int32) {
-		d.fill(d.slotOf(slug), slug, stamp{sn, history, trendDay(days, today)}, source{history}, c,
+		d.fill(d.slotOf(slug), slug, trendStamp(sn, history, days, today), source{history}, c,
 			func() string { return fmt.Sprintf("%s-%d-%d-%d", slug, history, days, today) }, func() []byte { return []byte("{}") })
 	}
 	type entry struct {
@@ -605,19 +605,19 @@ func TestTrendHistorySupersedes(t *testing.T) {
 		ask(slug, 1, 7, 20000)
 	}
 	ask("a", 2, 7, 20000)
-	check("after a new history", entry{"a", stamp{sn, 2, trendDay(7, 20000)}}, entry{"d", stamp{sn, 1, trendDay(7, 20000)}},
-		entry{"c", stamp{sn, 1, trendDay(7, 20000)}}, entry{"b", stamp{sn, 1, trendDay(7, 20000)}})
+	check("after a new history", entry{"a", trendStamp(sn, 2, 7, 20000)}, entry{"d", trendStamp(sn, 1, 7, 20000)},
+		entry{"c", trendStamp(sn, 1, 7, 20000)}, entry{"b", trendStamp(sn, 1, 7, 20000)})
 	ask("c", 1, 7, 20001)
-	check("after a new day", entry{"c", stamp{sn, 1, trendDay(7, 20001)}}, entry{"a", stamp{sn, 2, trendDay(7, 20000)}},
-		entry{"d", stamp{sn, 1, trendDay(7, 20000)}}, entry{"b", stamp{sn, 1, trendDay(7, 20000)}})
+	check("after a new day", entry{"c", trendStamp(sn, 1, 7, 20001)}, entry{"a", trendStamp(sn, 2, 7, 20000)},
+		entry{"d", trendStamp(sn, 1, 7, 20000)}, entry{"b", trendStamp(sn, 1, 7, 20000)})
 	ask("c", 1, 90, 20001)
-	check("another day count", entry{"c", stamp{sn, 1, trendDay(90, 20001)}}, entry{"c", stamp{sn, 1, trendDay(7, 20001)}},
-		entry{"a", stamp{sn, 2, trendDay(7, 20000)}}, entry{"d", stamp{sn, 1, trendDay(7, 20000)}})
+	check("another day count", entry{"c", trendStamp(sn, 1, 90, 20001)}, entry{"c", trendStamp(sn, 1, 7, 20001)},
+		entry{"a", trendStamp(sn, 2, 7, 20000)}, entry{"d", trendStamp(sn, 1, 7, 20000)})
 }
 
 // passFirst passes a first snapshot through d's gate and returns its
 // serial.
-func passFirst(t *testing.T, d *details) uint64 {
+func passFirst(t *testing.T, d *table) uint64 {
 	t.Helper()
 	s, err := memstore.Build(nil, memstore.Change{Full: true})
 	if err != nil {
@@ -647,7 +647,7 @@ func TestTrendsDroppedAtSwap(t *testing.T) {
 	}
 	for _, in := range ins {
 		for days := 1; days <= 8; days++ {
-			st := stamp{s.Serial(), 1, trendDay(days, 20000)}
+			st := trendStamp(s.Serial(), 1, days, 20000)
 			d.fill(d.slotFor(in.Slug, days), in.Slug, st, source{uint64(days)}, c,
 				func() string { return in.Slug + strconv.Itoa(days) }, func() []byte { return []byte("{}") })
 		}
@@ -707,7 +707,7 @@ func TestTrendWhileHistoryLoads(t *testing.T) {
 // stamp (a tag and an entry stored a moment apart) answers nothing.
 func TestDetailsWayTags(t *testing.T) {
 	d := newTable(setWays*entryCost(64), 64, entryCost(64)) // one set, no gate: the answers' table
-	st := stamp{7, 1, 2}
+	st := stamp{serial: 7, history: 1, route: 2}
 	a, b := "a=1", "b=2"
 	ra := newResponse([]byte(`{"a":1}`))
 	if _, ok := d.keep(d.slotOf(a), st, a, ra); !ok {
@@ -729,7 +729,7 @@ func TestDetailsWayTags(t *testing.T) {
 		t.Errorf("a way tagged for %q over %q's entry answered %q", b, a, r.body)
 	}
 	set[0].tag.Store(tagOf(d.slotOf(a)))
-	if r := d.lookup(d.slotOf(a), stamp{8, 1, 2}, a); r != nil {
+	if r := d.lookup(d.slotOf(a), stamp{serial: 8, history: 1, route: 2}, a); r != nil {
 		t.Error("an entry of another stamp answered")
 	}
 	d.drop(func(stamp) bool { return true })
@@ -744,8 +744,8 @@ func TestDetailsWayTags(t *testing.T) {
 func TestDetailsTwoChoices(t *testing.T) {
 	d := newTable(64*setWays*entryCost(64), 64, entryCost(64)) // 64 sets, no gate
 	key, first, second := twoSetKey(d, "q=")
-	slot, st := d.slotOf(key), stamp{3, 1, 2}
-	first[setWays-1].e.Store(&detailEntry{key: "other", slot: -1, r: newResponse([]byte(`{}`))}) // one way taken
+	slot, st := d.slotOf(key), stamp{serial: 3, history: 1, route: 2}
+	first[setWays-1].e.Store(&tableEntry{key: "other", slot: -1, r: newResponse([]byte(`{}`))}) // one way taken
 	r1, r2 := newResponse([]byte(`{"n":1}`)), newResponse([]byte(`{"n":2}`))
 	if kept, ok := d.keep(slot, st, key, r1); !ok || kept != r1 || second[0].e.Load() == nil || second[0].e.Load().r != r1 {
 		t.Fatal("the entry did not go to the set with more free ways")
@@ -778,19 +778,19 @@ func TestDetailsTwoChoicesOutdatedAndSpread(t *testing.T) {
 	sn := passFirst(t, d)
 	key, first, second := twoSetKey(d, "s")
 	slot := d.slotOf(key)
-	other := func(name string) *detailEntry { return &detailEntry{key: name, slot: -1, r: newResponse([]byte(`{}`))} }
+	other := func(name string) *tableEntry { return &tableEntry{key: name, slot: -1, r: newResponse([]byte(`{}`))} }
 	first[0].e.Store(other("a0")) // the first set fuller: the old trend goes to the second
-	if _, ok := d.keep(slot, stamp{sn, 1, trendDay(7, 20000)}, key, newResponse([]byte(`{"h":1}`))); !ok {
+	if _, ok := d.keep(slot, trendStamp(sn, 1, 7, 20000), key, newResponse([]byte(`{"h":1}`))); !ok {
 		t.Fatal("not kept")
 	}
 	for i := 1; i < setWays; i++ { // both sets full
 		first[i].e.Store(other(fmt.Sprint("a", i)))
 		second[i].e.Store(other(fmt.Sprint("b", i)))
 	}
-	d.keep(slot, stamp{sn, 2, trendDay(7, 20000)}, key, newResponse([]byte(`{"h":2}`)))
+	d.keep(slot, trendStamp(sn, 2, 7, 20000), key, newResponse([]byte(`{"h":2}`)))
 	for _, set := range [][]way{first, second} {
 		for i := range set {
-			if e := set[i].e.Load(); e == nil || e.key == key && e.stamp[1] == 1 {
+			if e := set[i].e.Load(); e == nil || e.key == key && e.stamp.history == 1 {
 				t.Errorf("way %d: %v: the outdated trend stayed, or a way was emptied", i, e)
 			}
 		}
@@ -813,7 +813,7 @@ func TestDetailsTwoChoicesOutdatedAndSpread(t *testing.T) {
 
 // twoSetKey is the first key prefix+N whose slot's two sets differ in d,
 // and the two sets.
-func twoSetKey(d *details, prefix string) (key string, first, second []way) {
+func twoSetKey(d *table, prefix string) (key string, first, second []way) {
 	for i := 0; ; i++ {
 		key = fmt.Sprint(prefix, i)
 		if sets, n := d.choices(d.slotOf(key)); n == 2 {
@@ -825,7 +825,7 @@ func twoSetKey(d *details, prefix string) (key string, first, second []way) {
 }
 
 // set is the first of slot's sets and its lock.
-func (d *details) set(slot int) ([]way, *sync.Mutex) {
+func (d *table) set(slot int) ([]way, *sync.Mutex) {
 	sets, _ := d.choices(slot)
 	return d.setAt(sets[0])
 }

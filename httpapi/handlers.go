@@ -100,8 +100,8 @@ func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	}
 	today := memstore.DayOf(a.now())
 	d := a.trends
-	rest := [2]uint64{s.Trends.Version(), trendDay(days, today)}
-	slot, r := d.look(s, slug, days, rest)
+	st := trendStamp(s.Serial(), s.Trends.Version(), days, today)
+	slot, r := d.look(slug, days, st)
 	if r != nil {
 		return r, nil
 	}
@@ -109,7 +109,7 @@ func (a *API) trend(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	if !ok {
 		return nil, errNotFound
 	}
-	return d.fill(slot, slug, stamp{s.Serial(), rest[0], rest[1]}, source{f.Version(), rest[0]}, a.cache, func() string {
+	return d.fill(slot, slug, st, source{f.Version(), st.history}, a.cache, func() string {
 		return "trend\x00" + f.ID() + "\x00" + strconv.Itoa(days) + "\x00" + strconv.Itoa(int(today))
 	}, func() []byte {
 		return renderTrend(f, days, s.Trends.Of(f.ID(), today-int32(days-1), today))

@@ -70,9 +70,9 @@ type API struct {
 	store   *memstore.Store
 	limiter ratelimit.Limiter
 	cache   *cache
-	details *details
+	details *table
 	// trends keeps the short trend answers, as details the details.
-	trends *details
+	trends *table
 	// answers keeps the answers of the routes the query string fixes;
 	// unswap stops its pruning at each swap (nil without it).
 	answers *answers
@@ -112,6 +112,12 @@ func New(opt Options) (*API, error) {
 	// trends', a quarter the answers', the rest (an eighth) the response
 	// cache.
 	detailBytes, trendBytes, answerBytes := opt.CacheBytes*3/8, opt.CacheBytes/4, opt.CacheBytes/4
+	if ledgerOff.details {
+		detailBytes, trendBytes = 0, 0
+	}
+	if ledgerOff.answers {
+		answerBytes = 0
+	}
 	c, err := newCache(opt.CacheBytes - detailBytes - trendBytes - answerBytes)
 	if err != nil {
 		return nil, err
@@ -232,12 +238,12 @@ func (a *API) routes() *gin.Engine {
 		api.HEAD(path, h)
 		preflightRoute(e, "/api/public"+path)
 	}
-	data("/flags", a.serveQuery(routeFlags, a.flags))
+	data("/flags", a.serve(a.flags))
 	data("/flag/:slug", a.serve(a.flag))
 	data("/flag/:slug/trend", a.serve(a.trend)) // the day's date fixes it too
-	data("/categories", a.serveQuery(routeCategories, a.categories))
-	data("/regions", a.serveQuery(routeRegions, a.regions))
-	data("/stats", a.serveQuery(routeStats, a.stats))
+	data("/categories", a.serve(a.categories))
+	data("/regions", a.serve(a.regions))
+	data("/stats", a.serve(a.stats))
 	data("/search", a.serveQuery(routeSearch, a.search))
 	// The live stream: spends one request when it opens.
 	api.GET("/stream", a.liveStream)

@@ -43,21 +43,33 @@ func newSpellings() *spellings {
 // parse returns q's parsed query, or the 400 that says which rule of
 // memstore.ParseQuery q breaks.
 func (sp *spellings) parse(q string) (*parsedQuery, error) {
+	if ledgerOff.spellings {
+		return parseQuery(q)
+	}
 	set := sp.cur.Load()
 	if p, ok := set.m.Load(q); ok {
 		return p.(*parsedQuery), nil
 	}
-	pq, err := memstore.ParseQuery(q)
+	p, err := parseQuery(q)
 	if err != nil {
-		return nil, invalidParam("q", "%s", err.Error())
+		return nil, err
 	}
-	// Key fills in the words' stems: from here on the query is only read,
-	// by as many requests at once as spell it so.
-	p := &parsedQuery{q: pq, key: pq.Key()}
 	if set.bytes.Add(int64(2*len(q)+2*len(p.key)+128)) > spellingsMaxBytes {
 		sp.cur.CompareAndSwap(set, &spellingSet{})
 		return p, nil
 	}
 	set.m.Store(strings.Clone(q), p)
 	return p, nil
+}
+
+// parseQuery is q parsed and keyed, or the 400 that says which rule of
+// memstore.ParseQuery q breaks.
+func parseQuery(q string) (*parsedQuery, error) {
+	pq, err := memstore.ParseQuery(q)
+	if err != nil {
+		return nil, invalidParam("q", "%s", err.Error())
+	}
+	// Key fills in the words' stems: from here on the query is only read,
+	// by as many requests at once as spell it so.
+	return &parsedQuery{q: pq, key: pq.Key()}, nil
 }

@@ -237,14 +237,9 @@ func (o *order) stayers(out []int32, gone []entryAt, in []int32, after func(int3
 // both. It reports false, and leaves o as it was, if a position of out is
 // not in o.
 func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, after func(int32) placeKey) (order, bool) {
-	// Find every position to take out in o as it is.
-	gone := make([]entryAt, 0, len(out))
-	for _, x := range out {
-		k, i, ok := o.locate(before(x), x, before)
-		if !ok {
-			return *o, false
-		}
-		gone = append(gone, entryAt{k, i})
+	gone, ok := o.locateAll(make([]entryAt, 0, len(out)), out, before)
+	if !ok {
+		return *o, false
 	}
 	gone, in, refenced := o.stayers(out, gone, in, after)
 	// The fences, the blocks and which are this build's own copies (which
@@ -261,7 +256,42 @@ func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, af
 		}
 		return order{blocks: o.blocks, ends: o.ends, fence: fence}, true
 	}
-	blocks, own := slices.Clone(o.blocks), make([]bool, len(o.blocks))
+	e := blockEdit{blocks: slices.Clone(o.blocks), fence: fence, own: make([]bool, len(o.blocks))}
+	e.remove(gone, after)
+	for _, x := range in {
+		e.insert(x, after)
+	}
+	return e.done(), true
+}
+
+// locateAll appends to gone where each position of out is in o, placed
+// by before; false if one is not there. (The caller makes gone: made
+// here, it would be allocated on the heap for every order a build
+// changes.)
+func (o *order) locateAll(gone []entryAt, out []int32, before func(int32) placeKey) ([]entryAt, bool) {
+	for _, x := range out {
+		k, i, ok := o.locate(before(x), x, before)
+		if !ok {
+			return nil, false
+		}
+		gone = append(gone, entryAt{k, i})
+	}
+	return gone, true
+}
+
+// blockEdit is an order that replace is changing: its blocks, their
+// fences and which blocks are this build's own copies, which it may
+// write (the others are shared with the order it started from).
+type blockEdit struct {
+	blocks [][]int32
+	fence  []fenceKey
+	own    []bool
+}
+
+// remove takes out the entries at gone, renews the fences of the blocks
+// it shortened and drops the blocks it emptied. after places the
+// entries that stay, as before does.
+func (e *blockEdit) remove(gone []entryAt, after func(int32) placeKey) {
 	slices.SortFunc(gone, func(a, b entryAt) int {
 		if a.k != b.k {
 			return a.k - b.k
@@ -273,70 +303,78 @@ func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, af
 		if n > 0 && gone[n-1] == g {
 			continue // a position named twice
 		}
-		if !own[g.k] {
-			blocks[g.k], own[g.k] = slices.Clone(blocks[g.k]), true
+		if !e.own[g.k] {
+			e.blocks[g.k], e.own[g.k] = slices.Clone(e.blocks[g.k]), true
 		}
-		blocks[g.k] = slices.Delete(blocks[g.k], g.i, g.i+1)
-		emptied = emptied || len(blocks[g.k]) == 0
+		e.blocks[g.k] = slices.Delete(e.blocks[g.k], g.i, g.i+1)
+		emptied = emptied || len(e.blocks[g.k]) == 0
 	}
 	for n, g := range gone {
-		if e := blocks[g.k]; len(e) > 0 && (n == 0 || gone[n-1].k != g.k) {
-			fence[g.k] = after(e[len(e)-1]).fenced() // it stays: placed the same by both
+		if b := e.blocks[g.k]; len(b) > 0 && (n == 0 || gone[n-1].k != g.k) {
+			e.fence[g.k] = after(b[len(b)-1]).fenced() // it stays: placed the same by both
 		}
 	}
 	if emptied {
-		j := 0
-		for k := range blocks {
-			if len(blocks[k]) > 0 {
-				blocks[j], fence[j], own[j] = blocks[k], fence[k], own[k]
-				j++
-			}
-		}
-		blocks, fence, own = blocks[:j], fence[:j], own[:j]
+		e.dropEmpty()
 	}
-	// Put each new position in the first block whose last entry comes
-	// after it (or the last block), splitting a block grown too long.
-	for _, x := range in {
-		px := after(x)
-		if len(blocks) == 0 {
-			blocks, fence, own = append(blocks, []int32{x}), append(fence, px.fenced()), append(own, true)
-			continue
-		}
-		k := sort.Search(len(fence), func(k int) bool { return fenceCompare(fence[k], blocks[k], px, after) > 0 })
-		k = min(k, len(blocks)-1)
-		if !own[k] {
-			e := make([]int32, len(blocks[k]), len(blocks[k])+8)
-			copy(e, blocks[k])
-			blocks[k], own[k] = e, true
-		}
-		b := blocks[k]
-		i := sort.Search(len(b), func(i int) bool { return after(b[i]).compare(px) > 0 })
-		b = slices.Insert(b, i, x)
-		blocks[k] = b
-		if i == len(b)-1 {
-			fence[k] = px.fenced()
-		}
-		if len(b) > 2*blockLen {
-			half := len(b) / 2
-			blocks[k] = slices.Clone(b[:half])
-			blocks = slices.Insert(blocks, k+1, slices.Clone(b[half:]))
-			fence = slices.Insert(fence, k, after(b[half-1]).fenced())
-			own = slices.Insert(own, k+1, true)
+}
+
+// dropEmpty takes out the blocks with no entry left.
+func (e *blockEdit) dropEmpty() {
+	j := 0
+	for k := range e.blocks {
+		if len(e.blocks[k]) > 0 {
+			e.blocks[j], e.fence[j], e.own[j] = e.blocks[k], e.fence[k], e.own[k]
+			j++
 		}
 	}
-	// Merge a short block this build wrote into its neighbour where the two
-	// fit in one: blocks never dwindle to a few entries each. Blocks this
-	// build did not write are moved, not copied.
+	e.blocks, e.fence, e.own = e.blocks[:j], e.fence[:j], e.own[:j]
+}
+
+// insert puts x in the first block whose last entry comes after it (or
+// the last block), splitting a block grown past twice blockLen.
+func (e *blockEdit) insert(x int32, after func(int32) placeKey) {
+	px := after(x)
+	if len(e.blocks) == 0 {
+		e.blocks, e.fence, e.own = append(e.blocks, []int32{x}), append(e.fence, px.fenced()), append(e.own, true)
+		return
+	}
+	k := sort.Search(len(e.fence), func(k int) bool { return fenceCompare(e.fence[k], e.blocks[k], px, after) > 0 })
+	k = min(k, len(e.blocks)-1)
+	if !e.own[k] {
+		b := make([]int32, len(e.blocks[k]), len(e.blocks[k])+8)
+		copy(b, e.blocks[k])
+		e.blocks[k], e.own[k] = b, true
+	}
+	b := e.blocks[k]
+	i := sort.Search(len(b), func(i int) bool { return after(b[i]).compare(px) > 0 })
+	b = slices.Insert(b, i, x)
+	e.blocks[k] = b
+	if i == len(b)-1 {
+		e.fence[k] = px.fenced()
+	}
+	if len(b) > 2*blockLen {
+		half := len(b) / 2
+		e.blocks[k] = slices.Clone(b[:half])
+		e.blocks = slices.Insert(e.blocks, k+1, slices.Clone(b[half:]))
+		e.fence = slices.Insert(e.fence, k, after(b[half-1]).fenced())
+		e.own = slices.Insert(e.own, k+1, true)
+	}
+}
+
+// done returns the order edited, each short block this build wrote
+// merged into its neighbour where the two fit in one, so that blocks
+// never dwindle to a few entries each. Blocks this build did not write
+// are moved, not copied.
+func (e *blockEdit) done() order {
+	blocks, fence, own := e.blocks, e.fence, e.own
 	j := 0
 	for k := range blocks {
 		b := blocks[k]
-		if j > 0 && (own[k] || own[j-1]) {
-			last := blocks[j-1]
-			if (len(b) < blockLen/4 || len(last) < blockLen/4) && len(last)+len(b) <= 2*blockLen {
-				m := make([]int32, 0, len(last)+len(b))
-				blocks[j-1], fence[j-1], own[j-1] = append(append(m, last...), b...), fence[k], true
-				continue
-			}
+		if j > 0 && (own[k] || own[j-1]) && fitTogether(blocks[j-1], b) {
+			m := make([]int32, 0, len(blocks[j-1])+len(b))
+			blocks[j-1], fence[j-1], own[j-1] = append(append(m, blocks[j-1]...), b...), fence[k], true
+			continue
 		}
 		if own[k] {
 			b = slices.Clip(b)
@@ -349,5 +387,12 @@ func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, af
 	clear(blocks[j:])
 	r := order{blocks: blocks[:j:j], fence: fence[:j:j]}
 	r.index()
-	return r, true
+	return r
+}
+
+// fitTogether reports whether two neighbouring blocks are to be one: one
+// of them is short (under a quarter of blockLen) and the two fit in twice
+// blockLen.
+func fitTogether(a, b []int32) bool {
+	return (len(a) < blockLen/4 || len(b) < blockLen/4) && len(a)+len(b) <= 2*blockLen
 }

@@ -14,13 +14,48 @@ import (
 // is a sort of every flag, split per list. Where no position shifted,
 // placeOrders does the same in the blocks the changes touch.
 func (s *Snapshot) buildOrders(prev *Snapshot, d delta) {
-	if d.remap == nil && s.placeOrders(prev, d) {
+	if d.remap == nil && !ledgerOff.place && s.placeOrders(prev, d) {
 		return
 	}
 	s.orders = make([]*orderSet, listRegion+1+len(s.regIdx))
 	copy(s.orders, prev.orders)
+	lists, joins := s.listsToMerge(prev, d)
+	if len(lists) == 0 {
+		return
+	}
+	remap := d.remap
+	if remap == nil { // collectSlots: the same positions, less the stale
+		remap = keptSlots(prev.flags.len(), d.stale)
+	}
+	ins := slices.Clone(d.fresh)
+	joined := make([][]int32, len(s.orders))
+	var kept []int32 // scratch: merge copies out of it
+	var sorter placeSorter
+	for srt := Sort(0); srt < NumSorts; srt++ {
+		for dir := range 2 {
+			desc := dir == 1
+			order := func(i, j int32) int { return s.compare(srt, desc, i, j) }
+			place := func(i int32) placeKey { return s.place(srt, desc, i) }
+			sorter.sort(ins, place)
+			s.joinLists(ins, lists, joins, joined)
+			for _, l := range lists {
+				kept = kept[:0]
+				if l < len(prev.orders) {
+					kept = appendKept(kept, &prev.orders[l][srt][dir], remap)
+				}
+				s.orders[l][srt][dir] = cut(merge(kept, joined[l], order), place)
+			}
+		}
+	}
+}
+
+// listsToMerge returns the lists buildOrders makes anew, each given an
+// empty set of orders: every one where the build renumbered the slots,
+// else those a flag left (stale) or joined (fresh), a new region's among
+// them. It also returns how many fresh flags join each list.
+func (s *Snapshot) listsToMerge(prev *Snapshot, d delta) (lists, joins []int) {
 	redo := make([]bool, len(s.orders))
-	joins := make([]int, len(s.orders)) // fresh flags per list
+	joins = make([]int, len(s.orders))
 	for _, j := range d.stale {
 		for _, l := range listsOf(prev.attr.at(j)) {
 			redo[l] = true
@@ -32,58 +67,53 @@ func (s *Snapshot) buildOrders(prev *Snapshot, d delta) {
 			joins[l]++
 		}
 	}
-	remap := d.remap
-	if remap == nil { // collectInPlace: the same positions, less the stale
-		remap = make([]int32, prev.flags.len())
-		for j := range remap {
-			remap[j] = int32(j)
-		}
-		for _, j := range d.stale {
-			remap[j] = -1
-		}
-	}
-	var lists []int
 	for l := range s.orders {
-		if d.remap != nil || redo[l] { // a new region's list is one a fresh flag joined
+		if d.remap != nil || redo[l] {
 			lists = append(lists, l)
 			s.orders[l] = &orderSet{}
 		}
 	}
-	if len(lists) == 0 {
-		return
+	return lists, joins
+}
+
+// keptSlots maps each of n slots to itself but those of stale, removed
+// or replaced, to -1: the remap of a build where every flag kept its
+// slot.
+func keptSlots(n int, stale []int32) []int32 {
+	remap := make([]int32, n)
+	for j := range remap {
+		remap[j] = int32(j)
 	}
-	ins := slices.Clone(d.fresh)
-	joined := make([][]int32, len(s.orders))
-	var kept []int32 // scratch: merge copies out of it
-	var sorter placeSorter
-	for srt := Sort(0); srt < NumSorts; srt++ {
-		for dir := range 2 {
-			desc := dir == 1
-			order := func(i, j int32) int { return s.compare(srt, desc, i, j) }
-			sorter.sort(ins, func(i int32) placeKey { return s.place(srt, desc, i) })
-			for _, l := range lists {
-				joined[l] = make([]int32, 0, joins[l])
-			}
-			for _, i := range ins {
-				for _, l := range listsOf(s.attr.at(i)) {
-					joined[l] = append(joined[l], i)
-				}
-			}
-			for _, l := range lists {
-				kept = kept[:0]
-				if l < len(prev.orders) {
-					for _, b := range prev.orders[l][srt][dir].blocks {
-						for _, j := range b {
-							if i := remap[j]; i >= 0 {
-								kept = append(kept, i)
-							}
-						}
-					}
-				}
-				s.orders[l][srt][dir] = cut(merge(kept, joined[l], order), func(i int32) placeKey { return s.place(srt, desc, i) })
+	for _, j := range stale {
+		remap[j] = -1
+	}
+	return remap
+}
+
+// joinLists sets joined[l], for each of lists, to the flags of ins in
+// list l, in the order of ins; joins[l] is how many there are.
+func (s *Snapshot) joinLists(ins []int32, lists, joins []int, joined [][]int32) {
+	for _, l := range lists {
+		joined[l] = make([]int32, 0, joins[l])
+	}
+	for _, i := range ins {
+		for _, l := range listsOf(s.attr.at(i)) {
+			joined[l] = append(joined[l], i)
+		}
+	}
+}
+
+// appendKept appends to kept the entries of o that stay, in their new
+// slots (remap), in o's order.
+func appendKept(kept []int32, o *order, remap []int32) []int32 {
+	for _, b := range o.blocks {
+		for _, j := range b {
+			if i := remap[j]; i >= 0 {
+				kept = append(kept, i)
 			}
 		}
 	}
+	return kept
 }
 
 // placeOrders is buildOrders where every flag kept its slot: each flag
@@ -100,19 +130,59 @@ func (s *Snapshot) placeOrders(prev *Snapshot, d delta) bool {
 	for l := len(prev.orders); l < len(s.orders); l++ {
 		s.orders[l] = &orderSet{} // a region no flag was in before
 	}
-	type moves struct{ out, in [NumSorts][]int32 }
-	touched := map[int]*moves{}
-	movesOf := func(l int) *moves {
-		m := touched[l]
-		if m == nil {
-			m = &moves{}
-			touched[l] = m
+	var sorter placeSorter
+	for l, m := range s.orderMoves(prev, d) {
+		set, ok := s.moved(prev, *s.orders[l], m, &sorter)
+		if !ok {
+			placeFaults.Add(1)
+			return false
 		}
-		return m
+		s.orders[l] = set
 	}
-	// Every flag kept its slot: a slot in stale and fresh holds prev's flag
-	// and the one replacing it, one in stale alone a flag removed, one in
-	// fresh alone a flag added.
+	return true
+}
+
+// listMoves are the slots placeOrders takes out of (out) and puts into
+// (in) one list's orders, by sort.
+type listMoves struct{ out, in [NumSorts][]int32 }
+
+// moveSet is placeOrders' moves, by list.
+type moveSet map[int]*listMoves
+
+// of is list l's moves.
+func (ms moveSet) of(l int) *listMoves {
+	m := ms[l]
+	if m == nil {
+		m = &listMoves{}
+		ms[l] = m
+	}
+	return m
+}
+
+// note records that slot x leaves the lists was and joins the lists is
+// in sort srt: all of them where its place in that sort changed
+// (rekeyed), else those it is in only before or only after.
+func (ms moveSet) note(x int32, srt Sort, was, is []int, rekeyed bool) {
+	for _, l := range was {
+		if rekeyed || !slices.Contains(is, l) {
+			m := ms.of(l)
+			m.out[srt] = append(m.out[srt], x)
+		}
+	}
+	for _, l := range is {
+		if rekeyed || !slices.Contains(was, l) {
+			m := ms.of(l)
+			m.in[srt] = append(m.in[srt], x)
+		}
+	}
+}
+
+// orderMoves is what placeOrders moves in each list a flag left or
+// joined. Every flag kept its slot: a slot in stale and fresh holds
+// prev's flag and the one replacing it, one in stale alone a flag
+// removed, one in fresh alone a flag added.
+func (s *Snapshot) orderMoves(prev *Snapshot, d delta) moveSet {
+	moves := moveSet{}
 	for i, in := range unionOf(d.stale, d.fresh) {
 		var pf, f *Flag
 		var was, is []int
@@ -123,45 +193,41 @@ func (s *Snapshot) placeOrders(prev *Snapshot, d delta) bool {
 			f, is = s.flags.at(i), listsOfSlice(s.attr.at(i))
 		}
 		for srt := Sort(0); srt < NumSorts; srt++ {
-			rekeyed := pf == nil || f == nil || sortKey(pf, srt) != sortKey(f, srt) || pf.Total() != f.Total()
-			for _, l := range was {
-				if rekeyed || !slices.Contains(is, l) {
-					m := movesOf(l)
-					m.out[srt] = append(m.out[srt], i)
-				}
-			}
-			for _, l := range is {
-				if rekeyed || !slices.Contains(was, l) {
-					m := movesOf(l)
-					m.in[srt] = append(m.in[srt], i)
-				}
-			}
+			moves.note(i, srt, was, is, replaced(pf, f, srt))
 		}
 	}
-	var sorter placeSorter
-	for l, m := range touched {
-		set := *s.orders[l]
-		for srt := Sort(0); srt < NumSorts; srt++ {
-			if len(m.out[srt]) == 0 && len(m.in[srt]) == 0 {
-				continue
-			}
-			for dir := range 2 {
-				desc := dir == 1
-				before := func(i int32) placeKey { return prev.place(srt, desc, i) }
-				after := func(i int32) placeKey { return s.place(srt, desc, i) }
-				in := slices.Clone(m.in[srt])
-				sorter.sort(in, after)
-				o, ok := set[srt][dir].replace(m.out[srt], before, in, after)
-				if !ok {
-					placeFaults.Add(1)
-					return false
-				}
-				set[srt][dir] = o
-			}
+	return moves
+}
+
+// replaced reports whether f, in pf's slot, has another place than pf in
+// sort srt: one of them is none, or its key or total (the first
+// tie-break) differs.
+func replaced(pf, f *Flag, srt Sort) bool {
+	return pf == nil || f == nil || sortKey(pf, srt) != sortKey(f, srt) || pf.Total() != f.Total()
+}
+
+// moved returns set, prev's orders of a list, with m's moves made in
+// both directions of each sort they touch (see order.replace); false
+// where a slot of m.out was not in its order.
+func (s *Snapshot) moved(prev *Snapshot, set orderSet, m *listMoves, sorter *placeSorter) (*orderSet, bool) {
+	for srt := Sort(0); srt < NumSorts; srt++ {
+		if len(m.out[srt]) == 0 && len(m.in[srt]) == 0 {
+			continue
 		}
-		s.orders[l] = &set
+		for dir := range 2 {
+			desc := dir == 1
+			before := func(i int32) placeKey { return prev.place(srt, desc, i) }
+			after := func(i int32) placeKey { return s.place(srt, desc, i) }
+			in := slices.Clone(m.in[srt])
+			sorter.sort(in, after)
+			o, ok := set[srt][dir].replace(m.out[srt], before, in, after)
+			if !ok {
+				return nil, false
+			}
+			set[srt][dir] = o
+		}
 	}
-	return true
+	return &set, true
 }
 
 // placeSorter sorts positions by their places, reading each flag once: a

@@ -152,13 +152,6 @@ func (s *Snapshot) Holds(in *FlagInput) bool {
 	return ok && s.flags.at(i).sameAs(in, cat)
 }
 
-// PosOf returns the slot of f, which must be a flag of this snapshot (a
-// page's or a search hit's).
-func (s *Snapshot) PosOf(f *Flag) int {
-	i, _ := s.byID.get(f.ID(), &s.flags)
-	return int(i)
-}
-
 // ListQuery selects a page of the flag list. Filters are applied before
 // paging.
 type ListQuery struct {

@@ -213,8 +213,17 @@ func enter(ctx context.Context, db *loader.DB, dbURL, mode string, loads *atomic
 // notifications from /metrics on its admin address.
 func serve(ctx context.Context, bin, dbURL string) (func(), func() int64, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	cmd := exec.CommandContext(ctx, bin, "serve", "--db", dbURL, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0",
-		"--access-log=false", "--snapshot-daily=false", "--log-format", "json")
+	// No config.yaml of the checkout: the two binaries may know
+	// different settings.
+	empty, err := os.CreateTemp("", "notifycost-*.yaml")
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	empty.Close()
+	defer os.Remove(empty.Name())
+	cmd := exec.CommandContext(ctx, bin, "serve", "--config", empty.Name(), "--db", dbURL, "--addr", "127.0.0.1:0",
+		"--admin-addr", "127.0.0.1:0", "--access-log=false", "--snapshot-daily=false", "--log-format", "json")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		cancel()

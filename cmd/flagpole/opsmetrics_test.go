@@ -77,10 +77,12 @@ func TestOperatorMetrics(t *testing.T) {
 	admin := "http://" + adminAddr.FindStringSubmatch(s.stderr.String())[1]
 	waitReady(t, s, base)
 	_, slug := r.anyFlag(t)
+	word, _, _ := strings.Cut(slug, "-")
 	for range 3 {
 		get(t, base+"/api/public/flag/"+slug, r.key)
-		get(t, base+"/api/public/flags?limit=2", r.key)
+		get(t, base+"/api/public/search?q="+word, r.key) // the answers' table serves /search
 	}
+	get(t, base+"/api/public/flags?limit=2", r.key)
 	get(t, base+"/api/public/flags?limit=0", r.key)
 	_, body := get(t, admin+"/metrics", "")
 	page := string(body)
