@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -64,6 +65,11 @@ func newReloadRig(t *testing.T, settings string) *reloadRig {
 	r.base = listenAddr(t, r.s)
 	r.admin = "http://" + adminAddr.FindStringSubmatch(r.s.stderr.String())[1]
 	waitReady(t, r.s, r.base)
+	// The trend history's load follows the first and makes the next
+	// generation: wait for it, so that the tests see no load of their own.
+	r.s.waitFor(t, "the trend history", 30*time.Second, func() []string {
+		return regexp.MustCompile(`"trend history loaded"`).FindStringSubmatch(r.s.stderr.String())
+	})
 	return r
 }
 
