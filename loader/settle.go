@@ -3,6 +3,7 @@ package loader
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"strconv"
 	"strings"
@@ -146,10 +147,8 @@ func (s *settler) barrier(ctx context.Context) (uint64, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, barrierTimeout)
 	defer cancel()
-	var waitedOut int
-	var lsn sql.NullString
-	if err := s.primary.QueryRowContext(ctx, "SELECT waited_out, lsn FROM flagpole_barrier($1)", s.waitMS).
-		Scan(&waitedOut, &lsn); err != nil {
+	waitedOut, lsn, err := s.pass(ctx)
+	if err != nil {
 		return 0, fmt.Errorf("barrier: %w", s.primary.Explain(err))
 	}
 	s.barriers.Add(1)
@@ -171,6 +170,25 @@ func (s *settler) barrier(ctx context.Context) (uint64, error) {
 		return 0, nil
 	}
 	return parseLSN(lsn.String)
+}
+
+// pass runs flagpole_barrier on a connection of its own, which it closes
+// rather than gives back to the pool when the call fails: the barrier
+// takes session-level locks, and a call cut short between taking one and
+// letting it go (a cancel, a timeout) would leave the lock held by a
+// pooled session for good, and every vote after it registering on the
+// other lock or notifying alone.
+func (s *settler) pass(ctx context.Context) (waitedOut int, lsn sql.NullString, err error) {
+	conn, err := s.primary.Conn(ctx)
+	if err != nil {
+		return 0, lsn, err
+	}
+	defer conn.Close()
+	err = conn.QueryRowContext(ctx, "SELECT waited_out, lsn FROM flagpole_barrier($1)", s.waitMS).Scan(&waitedOut, &lsn)
+	if err != nil {
+		conn.Raw(func(any) error { return driver.ErrBadConn }) // Close then discards it
+	}
+	return waitedOut, lsn, err
 }
 
 // replayed reads how far the replica has replayed and wakes the load once

@@ -556,3 +556,38 @@ func TestBarrierWaitsForSkippedVotes(t *testing.T) {
 		})
 	}
 }
+
+// TestBarrierCutShortHoldsNoLock: a barrier cut short by an error of
+// the server while it holds one of its session-level locks (an
+// operator's statement_timeout, a failover; here a stand-in barrier that
+// fails holding the notifiers' first lock) leaves no lock behind: its
+// connection is closed, not given back to the pool (before: the pooled
+// session kept the lock for good, and every vote's notifier found it
+// taken). A cancel by the loader's own deadline is covered too (lib/pq
+// discards a connection whose query it cancelled).
+func TestBarrierCutShortHoldsNoLock(t *testing.T) {
+	db, _ := loadertest.Open(t, loader.Postgres)
+	db.SetMaxOpenConns(1)
+	for _, fail := range []string{"RAISE EXCEPTION 'a failure of the server'", "PERFORM pg_sleep(30)"} {
+		db.MustExec(`CREATE OR REPLACE FUNCTION flagpole_barrier(wait_ms integer, OUT waited_out integer, OUT lsn text)
+			LANGUAGE plpgsql AS $$ BEGIN
+				waited_out := 0;
+				PERFORM pg_advisory_lock(7046029254386353131);
+				` + fail + `;
+				PERFORM pg_advisory_unlock(7046029254386353131);
+			END $$`)
+		cut, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		err := loader.Barrier(cut, db)
+		cancel()
+		if err == nil {
+			t.Fatal("the stand-in barrier passed: the test tests nothing")
+		}
+		waitFor(t, "the lock let go after "+fail, func() bool {
+			var n int
+			if err := db.Get(&n, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"); err != nil {
+				t.Fatal(err)
+			}
+			return n == 0
+		})
+	}
+}

@@ -122,8 +122,10 @@ $$;
 -- each notifiers' lock, then each registration lock, taken exclusively
 -- and let go at once, each waited for at most wait_ms (a vote holds one
 -- while it commits). A lock some other session holds past the wait is
--- passed over and counted in waited_out. lsn is where the primary's WAL
--- was then, for a loader that reads a replica to wait for.
+-- passed over and counted in waited_out; the loader gives the call a
+-- connection of its own and closes it when the call fails. lsn is where
+-- the primary's WAL was then, for a loader that reads a replica to wait
+-- for.
 -- +goose StatementBegin
 CREATE FUNCTION flagpole_barrier(wait_ms integer, OUT waited_out integer, OUT lsn text)
 LANGUAGE plpgsql AS $$
@@ -141,6 +143,12 @@ BEGIN
             waited_out := waited_out + 1;
         END;
     END LOOP;
+    -- A lock granted in the instant its wait timed out stays held by the
+    -- session though the wait failed (session-level locks outlive the
+    -- failed block): let go of them all.
+    IF waited_out > 0 THEN
+        PERFORM pg_advisory_unlock_all();
+    END IF;
     IF NOT pg_is_in_recovery() THEN
         lsn := pg_current_wal_lsn()::text;
     END IF;
