@@ -120,19 +120,11 @@ func (ix *searchIndex) unionRound(sc *searchScratch, p *plan, r int, stamp uint3
 			for _, src := range p.words[g][l] {
 				w := kindWeight[src.kind]
 				for v := src.lo; v < src.hi; v++ {
-					for _, f := range t.postings(v) {
-						if dead == nil || dead[f>>6]&(1<<(f&63)) == 0 {
-							alive = sc.noteMatch(f, r, stamp, w, l, alive)
-						}
-					}
+					alive = sc.notePostings(t.postings(v), dead, r, stamp, w, l, alive)
 				}
 			}
 			if v := p.stem[g][l]; v >= 0 {
-				for _, f := range seg.stems[l].postings(v) {
-					if dead == nil || dead[f>>6]&(1<<(f&63)) == 0 {
-						alive = sc.noteMatch(f, r, stamp, kindWeight[MatchStem], l, alive)
-					}
-				}
+				alive = sc.notePostings(seg.stems[l].postings(v), dead, r, stamp, kindWeight[MatchStem], l, alive)
 			}
 		}
 	}
@@ -150,6 +142,17 @@ func (ix *searchIndex) unionRound(sc *searchScratch, p *plan, r int, stamp uint3
 		}
 	}
 	return next, alive
+}
+
+// notePostings notes a match of weight w in language l for each flag of
+// posts that dead (nil: none) does not mark.
+func (sc *searchScratch) notePostings(posts []int32, dead []uint64, r int, stamp uint32, w uint16, l int, alive []int32) []int32 {
+	for _, f := range posts {
+		if dead == nil || dead[f>>6]&(1<<(f&63)) == 0 {
+			alive = sc.noteMatch(f, r, stamp, w, l, alive)
+		}
+	}
+	return alive
 }
 
 // verifyRound keeps the candidates that have a word in p's sources, read
