@@ -1,0 +1,280 @@
+package memstore
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Matched is the part of a search that the texts alone decide: the flags
+// whose texts match every word of the query in the languages searched,
+// each with its rank, found by one run of the index (Snapshot.Match). A
+// vote changes no text, so what a Matched holds is what a run of the same
+// query would find in every snapshot that has the same search index
+// (Snapshot.SearchVersion): Page then does, against any such snapshot,
+// what the counts decide (the dominant filter, the tie-break by total,
+// the page) and what the category and region filters decide.
+type Matched struct {
+	ix    *searchIndex
+	plans []plan
+	lang  FindOptions // the language searched, and nothing else
+	// slots are the matched flags' slots, rank desc then slot asc, ranks
+	// and cnt (see flagState) theirs.
+	slots []int32
+	ranks []float64
+	cnt   []uint32
+	// bySlot is slots ascending, for Touches.
+	bySlot []int32
+	// Work is the work of the run (see SearchResult.Work), its filters
+	// and ranking not included: Page counts those.
+	Work int
+	// stemmed and typos are SearchResult's, for Find.
+	stemmed, typos uint16
+
+	// matches keeps the matched words of up to matchesKept flags, found
+	// by the first Page that shows them.
+	mu      sync.Mutex
+	matches map[int32][NumLangs][]Match
+}
+
+// matchesKept is the most flags a Matched keeps the matched words of:
+// five pages of the largest size.
+const matchesKept = 5 * MaxSearchLimit
+
+// searchVersions numbers the search indexes a process makes (see
+// SearchVersion).
+var searchVersions atomic.Uint64
+
+// SearchVersion names the snapshot's search index: two snapshots with the
+// same version have the same index, hence the same texts in every slot,
+// and a Matched of one is the other's. A build whose load changed no text
+// (votes, a status of a flag not served either way) keeps its
+// predecessor's; 0 for a snapshot without an index.
+func (s *Snapshot) SearchVersion() uint64 {
+	if s.search == nil {
+		return 0
+	}
+	return s.search.version
+}
+
+// Len is the number of flags that matched.
+func (m *Matched) Len() int { return len(m.slots) }
+
+// Bytes is about the memory m holds: its slices and the matched words it
+// may keep.
+func (m *Matched) Bytes() int64 {
+	return int64(len(m.slots))*24 + int64(len(m.plans))*512 + int64(min(len(m.slots), matchesKept))*160 + 256
+}
+
+// Touches reports whether one of slots (ascending) holds a flag m
+// matched: a snapshot whose changes against another touch none of m's
+// flags pages m the same way as the other.
+func (m *Matched) Touches(slots []int32) bool {
+	if len(m.bySlot) == 0 {
+		return false
+	}
+	for _, i := range slots {
+		if _, ok := slices.BinarySearch(m.bySlot, i); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Match runs q against the index in the language o names (o's other
+// fields play no part) and returns the flags that match every word, each
+// with its rank: what Find finds before it filters and pages. A query
+// whose work would pass SearchBudget is refused with a *QueryError; the
+// Matched returned with it says the work done.
+func (s *Snapshot) Match(q Query, o FindOptions) (*Matched, error) {
+	m := &Matched{ix: s.search, lang: FindOptions{Lang: o.Lang, HasLang: o.HasLang}}
+	ix := s.search
+	if len(q.words) == 0 || ix == nil || ix.n == 0 {
+		return m, nil
+	}
+	var res SearchResult
+	budget := SearchBudget(ix.n)
+	plans := ix.plan(q, &m.lang)
+	ix.forgive(plans, &m.lang, budget, &res)
+	m.Work, m.stemmed, m.typos = res.Work, res.stemmed, res.typos
+	for i := range plans {
+		if plans[i].postings == 0 {
+			return m, nil // a word no flag has: nothing matches
+		}
+	}
+	sc := ix.scratch.Get().(*searchScratch)
+	defer ix.scratch.Put(sc)
+	if len(sc.st) < ix.slots {
+		sc.st = slices.Grow(sc.st, ix.slots-len(sc.st))[:ix.slots] // zero marks: no stamp is 0
+	}
+	alive, err := s.rounds(sc, plans, budget, &res)
+	m.Work = res.Work
+	if err != nil || len(alive) == 0 {
+		return m, err
+	}
+	m.plans = plans
+	m.fill(s, sc, alive)
+	return m, nil
+}
+
+// fill sets m's slots, ranks and counts from the flags that matched.
+func (m *Matched) fill(s *Snapshot, sc *searchScratch, alive []int32) {
+	type hit struct {
+		rank float64
+		f    int32
+		cnt  uint32
+	}
+	hits := make([]hit, len(alive))
+	for i, f := range alive {
+		hits[i] = hit{s.rank(&sc.st[f], f), f, sc.st[f].cnt}
+	}
+	slices.SortFunc(hits, func(a, b hit) int {
+		if a.rank != b.rank {
+			return cmp.Compare(b.rank, a.rank)
+		}
+		return cmp.Compare(a.f, b.f)
+	})
+	m.slots = make([]int32, len(hits))
+	m.ranks = make([]float64, len(hits))
+	m.cnt = make([]uint32, len(hits))
+	for i, h := range hits {
+		m.slots[i], m.ranks[i], m.cnt[i] = h.f, h.rank, h.cnt
+	}
+	m.bySlot = slices.Clone(m.slots)
+	slices.Sort(m.bySlot)
+}
+
+// Page is the page of o (its filters, offset and limit; its language is
+// m's) of what m matched, in s, which must have the index m was found in
+// (the same SearchVersion): the flags that pass the filters, ordered by
+// rank desc, total desc, id asc, with their matched words, and how many
+// passed. It reads the counts of s, so it is what Find would answer in s.
+func (m *Matched) Page(s *Snapshot, o FindOptions) SearchResult {
+	var res SearchResult
+	if len(m.slots) == 0 || o.Limit < 1 || o.Offset < 0 {
+		return res
+	}
+	if s.search != m.ix {
+		panic("memstore: Matched.Page with a snapshot of another search index")
+	}
+	filtered := o.HasCategory || o.HasRegion || o.HasDominant
+	if filtered {
+		res.Work += len(m.slots)
+	}
+	need := o.Offset + o.Limit
+	var kept []int32 // a group's places in m that pass the filters
+	for i := 0; i < len(m.slots); {
+		j := i + 1
+		for j < len(m.slots) && m.ranks[j] == m.ranks[i] {
+			j++
+		}
+		kept = kept[:0]
+		for k := i; k < j; k++ {
+			if !filtered || o.keeps(s.flags.at(m.slots[k])) {
+				kept = append(kept, int32(k))
+			}
+		}
+		if res.Total < need && res.Total+len(kept) > o.Offset {
+			best := m.byTie(s, kept, need-res.Total)
+			for _, k := range best[max(0, o.Offset-res.Total):] {
+				res.Hits = append(res.Hits, m.hit(s, k))
+			}
+		}
+		res.Total += len(kept)
+		if !filtered && res.Total >= need {
+			res.Total = len(m.slots)
+			break
+		}
+		i = j
+	}
+	res.Work += res.Total
+	return res
+}
+
+// tieTableFrom is the size of a group of equal rank from which Page reads
+// the tie-break from a per-snapshot table (see searchScratch.tiePos)
+// rather than from each flag; a variable for the tests.
+var tieTableFrom = 4096
+
+// byTie returns the first n of places (in m, of one rank) in the order of
+// ties: total desc, then id asc.
+func (m *Matched) byTie(s *Snapshot, places []int32, n int) []int32 {
+	out := slices.Clone(places)
+	if len(out) > tieTableFrom {
+		sc := m.ix.scratch.Get().(*searchScratch)
+		defer m.ix.scratch.Put(sc)
+		pos := sc.tieTable(s)
+		slices.SortFunc(out, func(a, b int32) int { return cmp.Compare(pos[m.slots[a]], pos[m.slots[b]]) })
+		return out[:min(n, len(out))]
+	}
+	type keyed struct {
+		total int64
+		id    string
+		k     int32
+	}
+	ks := make([]keyed, len(out))
+	for i, k := range out {
+		f := s.flags.at(m.slots[k])
+		ks[i] = keyed{f.Total(), f.ID(), k}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if a.total != b.total {
+			return cmp.Compare(b.total, a.total)
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	out = out[:min(n, len(out))]
+	for i := range out {
+		out[i] = ks[i].k
+	}
+	return out
+}
+
+// tieTable returns each flag's place in s's total desc, id asc order, by
+// slot, made once per snapshot.
+func (sc *searchScratch) tieTable(s *Snapshot) []int32 {
+	if sc.tieSerial == s.serial && len(sc.tiePos) == s.flags.len() {
+		return sc.tiePos
+	}
+	if len(sc.tiePos) != s.flags.len() {
+		sc.tiePos = make([]int32, s.flags.len())
+	}
+	i := int32(0)
+	for _, b := range s.orders[listAll][SortTotal][1].blocks {
+		for _, f := range b {
+			sc.tiePos[f] = i
+			i++
+		}
+	}
+	sc.tieSerial = s.serial
+	return sc.tiePos
+}
+
+// hit is the hit of m's k-th flag in s, with its matched words.
+func (m *Matched) hit(s *Snapshot, k int32) SearchHit {
+	f := m.slots[k]
+	h := SearchHit{Flag: s.flags.at(f), Rank: m.ranks[k]}
+	m.mu.Lock()
+	ms, ok := m.matches[f]
+	m.mu.Unlock()
+	if !ok {
+		var mt matcher
+		for l := range int(NumLangs) {
+			if m.lang.searches(l) && m.cnt[k]>>(8*l)&0xff > 0 {
+				ms[l] = mt.find(m.ix, h.Flag, m.ix.segOf(f), m.plans, l)
+			}
+		}
+		m.mu.Lock()
+		if m.matches == nil {
+			m.matches = make(map[int32][NumLangs][]Match)
+		}
+		if len(m.matches) < matchesKept {
+			m.matches[f] = ms
+		}
+		m.mu.Unlock()
+	}
+	h.Matches = ms
+	return h
+}
