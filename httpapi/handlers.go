@@ -128,10 +128,10 @@ func (a *API) stats(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	return a.cache.get(snapKey(s, "stats"), func() ([]byte, error) { return renderStats(s.Stats()), nil })
 }
 
-func (a *API) search(c *gin.Context, s *memstore.Snapshot) (*response, error) {
+func (a *API) search(c *gin.Context, s *memstore.Snapshot) (*response, *searchView, error) {
 	r, err := searchQuery(c.Request.URL.RawQuery, a.searches.spellings.parse)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return a.searches.answer(s, &r, func(res *memstore.SearchResult) []byte {
 		return renderSearch(r, res.Hits[:min(r.opt.Limit, len(res.Hits))], res.Total)

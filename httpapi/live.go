@@ -98,13 +98,6 @@ func (c *cache) resize(maxBytes int64) {
 	}
 }
 
-// resize bounds the search cache to maxBytes from now on.
-func (ss *searches) resize(maxBytes int64) {
-	if ss.rc != nil {
-		ss.rc.UpdateMaxCost(maxBytes)
-	}
-}
-
 // rateLimitNow is the per-minute budget of a key without its own.
 func (a *API) rateLimitNow() int { return int(a.live.rateLimit.Load()) }
 

@@ -28,7 +28,7 @@ func TestSearchEntryBounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := ss.answer(snap, &r, render)
+		p, _, err := ss.answer(snap, &r, render)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -80,6 +80,8 @@ type API struct {
 	// unslugs takes the gate of the details' and trends' tables from
 	// before the store's swaps (nil without them).
 	unslugs func()
+	// unlog stops the search log's notes of the swaps.
+	unlog   func()
 	log     *slog.Logger
 	now     func() time.Time
 	engine  *gin.Engine
@@ -139,8 +141,10 @@ func New(opt Options) (*API, error) {
 	if opt.Metrics != nil {
 		opt.Metrics.MustRegister(newCacheCollector(a))
 	}
+	a.unlog = opt.Store.OnSwap(a.searches.log.record)
+	a.searches.log.anchor(opt.Store.Snapshot())
 	if a.answers != nil {
-		a.unswap = opt.Store.OnSwapped(func(s *memstore.Snapshot) { a.answers.dropBefore(s.Serial()) })
+		a.unswap = opt.Store.OnSwapped(a.answers.drop)
 	}
 	if a.details != nil || a.trends != nil {
 		g := &slugGate{}
@@ -184,6 +188,7 @@ func (a *API) Close() {
 	if a.unswap != nil {
 		a.unswap()
 	}
+	a.unlog()
 	a.hub.Close()
 	select {
 	case <-a.stop:
