@@ -2,8 +2,11 @@ package httpapi
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/dgraph-io/ristretto/v2"
 
 	"github.com/flagpole/flagpole/memstore"
 )
@@ -56,6 +59,21 @@ func TestSearchEntryBounds(t *testing.T) {
 	}
 	if found, all := ss.lookups(); found != all-1 {
 		t.Errorf("%d of %d lookups found an entry, want all but the first", found, all)
+	}
+
+	// Both caches hold no more than their bound, however many queries.
+	small, err := newSearches(64<<10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.close()
+	for i := range 500 {
+		ask(small, fmt.Sprintf("old+bu%d", i))
+	}
+	for name, m := range map[string]*ristretto.Metrics{"matched": small.matched.Metrics, "views": small.views.Metrics} {
+		if held := int64(m.CostAdded() - m.CostEvicted()); held > 32<<10 || m.KeysEvicted() == 0 {
+			t.Errorf("%s: %d bytes held of a bound of %d, %d evicted", name, held, 32<<10, m.KeysEvicted())
+		}
 	}
 
 	none, err := newSearches(0, nil)
