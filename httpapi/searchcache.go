@@ -107,7 +107,7 @@ func (ss *searches) answer(s *memstore.Snapshot, r *searchReq, render func(*mems
 		}
 		fresh := v == nil
 		v = nv
-		v.cost.Store(viewCost(key, &v.res) + v.m.Bytes()/8)
+		v.cost.Store(viewCost(key, &v.res))
 		ss.views.Set(key, v, v.cost.Load())
 		if fresh {
 			// In the cache before the next request looks: ristretto admits a
@@ -153,12 +153,15 @@ func (ss *searches) view(s *memstore.Snapshot, r *searchReq) (*searchView, error
 		}
 		if ss.matched != nil {
 			ss.matched.Set(mk, m, m.Bytes()+int64(len(mk)))
-			ss.matched.Wait()
+			ss.matched.Wait() // admitted before the next request looks
 		}
 	}
 	o := r.opt
 	o.Limit = memstore.MaxSearchLimit
 	v := &searchView{m: m, log: ss.log, epoch: ss.log.epoch.Load(), text: s.SearchVersion(), from: s.Serial(), res: m.Page(s, o)}
+	if ss.matched != nil {
+		ss.matched.Set(mk, m, m.Bytes()+int64(len(mk))) // the matched words it keeps now
+	}
 	v.through.Store(v.from)
 	ss.work.Add(float64(v.res.Work))
 	return v, nil

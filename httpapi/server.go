@@ -135,7 +135,7 @@ func New(opt Options) (*API, error) {
 		stop: make(chan struct{})}
 	a.setLive(opt)
 	a.metrics = newMetrics(opt.Metrics, a)
-	if a.searches, err = newSearches(opt.CacheBytes/4, opt.Metrics); err != nil {
+	if a.searches, err = newSearches(searchBytes(opt.CacheBytes), opt.Metrics); err != nil {
 		return nil, err
 	}
 	if opt.Metrics != nil {
@@ -158,6 +158,11 @@ func New(opt Options) (*API, error) {
 	go a.sweepLoop()
 	return a, nil
 }
+
+// searchBytes is the search caches' share of cacheBytes: three eighths,
+// half for what searches matched, half for their pages (a quarter until
+// the matches were kept across swaps).
+func searchBytes(cacheBytes int64) int64 { return cacheBytes * 3 / 8 }
 
 // Handler is the http.Handler of the API.
 func (a *API) Handler() http.Handler { return a.engine }

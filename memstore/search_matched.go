@@ -20,12 +20,15 @@ type Matched struct {
 	ix    *searchIndex
 	plans []plan
 	lang  FindOptions // the language searched, and nothing else
-	// slots are the matched flags' slots, rank desc then slot asc, ranks
-	// and cnt (see flagState) theirs.
-	slots []int32
-	ranks []float64
-	cnt   []uint32
-	// bySlot is slots ascending, for Touches.
+	// hits are the matched flags, rank desc then slot asc, each its slot
+	// with, from bit hitLangShift, the languages it matched in; groups
+	// cut them into runs of one rank.
+	hits   []uint32
+	groups []rankGroup
+	// bits has bit i set for slot i where many flags matched, else
+	// bySlot lists their slots ascending: for Touches, in the lesser
+	// memory.
+	bits   []uint64
 	bySlot []int32
 	// Work is the work of the run (see SearchResult.Work), its filters
 	// and ranking not included: Page counts those.
@@ -39,9 +42,21 @@ type Matched struct {
 	matches map[int32][NumLangs][]Match
 }
 
+// rankGroup is a run of Matched.hits of one rank, ending before end.
+type rankGroup struct {
+	end  int32
+	rank float64
+}
+
+// hitLangShift is where a hit's languages begin: slots stay below 2^28.
+const (
+	hitLangShift = 28
+	hitSlotMask  = 1<<hitLangShift - 1
+)
+
 // matchesKept is the most flags a Matched keeps the matched words of:
-// five pages of the largest size.
-const matchesKept = 5 * MaxSearchLimit
+// two pages of the largest size.
+const matchesKept = 2 * MaxSearchLimit
 
 // searchVersions numbers the search indexes a process makes (see
 // SearchVersion).
@@ -60,23 +75,27 @@ func (s *Snapshot) SearchVersion() uint64 {
 }
 
 // Len is the number of flags that matched.
-func (m *Matched) Len() int { return len(m.slots) }
+func (m *Matched) Len() int { return len(m.hits) }
 
 // Bytes is about the memory m holds: its slices and the matched words it
-// may keep.
+// keeps so far.
 func (m *Matched) Bytes() int64 {
-	return int64(len(m.slots))*24 + int64(len(m.plans))*512 + int64(min(len(m.slots), matchesKept))*160 + 256
+	m.mu.Lock()
+	kept := len(m.matches)
+	m.mu.Unlock()
+	return int64(4*len(m.hits)+16*len(m.groups)+8*len(m.bits)+4*len(m.bySlot)+512*len(m.plans)+160*kept) + 256
 }
 
-// Touches reports whether one of slots (ascending) holds a flag m
-// matched: a snapshot whose changes against another touch none of m's
-// flags pages m the same way as the other.
+// Touches reports whether one of slots holds a flag m matched: a snapshot
+// whose changes against another touch none of m's flags pages m the same
+// way as the other.
 func (m *Matched) Touches(slots []int32) bool {
-	if len(m.bySlot) == 0 {
-		return false
-	}
 	for _, i := range slots {
-		if _, ok := slices.BinarySearch(m.bySlot, i); ok {
+		if m.bits != nil {
+			if int(i>>6) < len(m.bits) && m.bits[i>>6]&(1<<(i&63)) != 0 {
+				return true
+			}
+		} else if _, ok := slices.BinarySearch(m.bySlot, i); ok {
 			return true
 		}
 	}
@@ -119,32 +138,49 @@ func (s *Snapshot) Match(q Query, o FindOptions) (*Matched, error) {
 	return m, nil
 }
 
-// fill sets m's slots, ranks and counts from the flags that matched.
+// fill sets m's hits, their groups of one rank and the slots for
+// Touches from the flags that matched.
 func (m *Matched) fill(s *Snapshot, sc *searchScratch, alive []int32) {
 	type hit struct {
 		rank float64
-		f    int32
-		cnt  uint32
+		h    uint32
 	}
 	hits := make([]hit, len(alive))
 	for i, f := range alive {
-		hits[i] = hit{s.rank(&sc.st[f], f), f, sc.st[f].cnt}
+		var langs uint32
+		for l := range int(NumLangs) {
+			if sc.st[f].cnt>>(8*l)&0xff > 0 {
+				langs |= 1 << l
+			}
+		}
+		hits[i] = hit{s.rank(&sc.st[f], f), uint32(f) | langs<<hitLangShift}
 	}
 	slices.SortFunc(hits, func(a, b hit) int {
 		if a.rank != b.rank {
 			return cmp.Compare(b.rank, a.rank)
 		}
-		return cmp.Compare(a.f, b.f)
+		return cmp.Compare(a.h&hitSlotMask, b.h&hitSlotMask)
 	})
-	m.slots = make([]int32, len(hits))
-	m.ranks = make([]float64, len(hits))
-	m.cnt = make([]uint32, len(hits))
+	m.hits = make([]uint32, len(hits))
 	for i, h := range hits {
-		m.slots[i], m.ranks[i], m.cnt[i] = h.f, h.rank, h.cnt
+		m.hits[i] = h.h
+		if i+1 == len(hits) || hits[i+1].rank != h.rank {
+			m.groups = append(m.groups, rankGroup{int32(i + 1), h.rank})
+		}
 	}
-	m.bySlot = slices.Clone(m.slots)
+	if 32*len(alive) > s.flags.len() {
+		m.bits = make([]uint64, (s.flags.len()+63)/64)
+		for _, f := range alive {
+			m.bits[f>>6] |= 1 << (f & 63)
+		}
+		return
+	}
+	m.bySlot = slices.Clone(alive)
 	slices.Sort(m.bySlot)
 }
+
+// slot is the slot of m's k-th hit.
+func (m *Matched) slot(k int32) int32 { return int32(m.hits[k] & hitSlotMask) }
 
 // Page is the page of o (its filters, offset and limit; its language is
 // m's) of what m matched, in s, which must have the index m was found in
@@ -153,7 +189,7 @@ func (m *Matched) fill(s *Snapshot, sc *searchScratch, alive []int32) {
 // passed. It reads the counts of s, so it is what Find would answer in s.
 func (m *Matched) Page(s *Snapshot, o FindOptions) SearchResult {
 	var res SearchResult
-	if len(m.slots) == 0 || o.Limit < 1 || o.Offset < 0 {
+	if len(m.hits) == 0 || o.Limit < 1 || o.Offset < 0 {
 		return res
 	}
 	if s.search != m.ix {
@@ -161,33 +197,29 @@ func (m *Matched) Page(s *Snapshot, o FindOptions) SearchResult {
 	}
 	filtered := o.HasCategory || o.HasRegion || o.HasDominant
 	if filtered {
-		res.Work += len(m.slots)
+		res.Work += len(m.hits)
 	}
 	need := o.Offset + o.Limit
 	var kept []int32 // a group's places in m that pass the filters
-	for i := 0; i < len(m.slots); {
-		j := i + 1
-		for j < len(m.slots) && m.ranks[j] == m.ranks[i] {
-			j++
-		}
+	from := int32(0)
+	for _, g := range m.groups {
 		kept = kept[:0]
-		for k := i; k < j; k++ {
-			if !filtered || o.keeps(s.flags.at(m.slots[k])) {
-				kept = append(kept, int32(k))
+		for k := from; k < g.end; k++ {
+			if !filtered || o.keeps(s.flags.at(m.slot(k))) {
+				kept = append(kept, k)
 			}
 		}
+		from = g.end
 		if res.Total < need && res.Total+len(kept) > o.Offset {
-			best := m.byTie(s, kept, need-res.Total)
-			for _, k := range best[max(0, o.Offset-res.Total):] {
-				res.Hits = append(res.Hits, m.hit(s, k))
+			for _, k := range m.byTie(s, kept, need-res.Total)[max(0, o.Offset-res.Total):] {
+				res.Hits = append(res.Hits, m.hit(s, k, g.rank))
 			}
 		}
 		res.Total += len(kept)
 		if !filtered && res.Total >= need {
-			res.Total = len(m.slots)
+			res.Total = len(m.hits)
 			break
 		}
-		i = j
 	}
 	res.Work += res.Total
 	return res
@@ -206,7 +238,7 @@ func (m *Matched) byTie(s *Snapshot, places []int32, n int) []int32 {
 		sc := m.ix.scratch.Get().(*searchScratch)
 		defer m.ix.scratch.Put(sc)
 		pos := sc.tieTable(s)
-		slices.SortFunc(out, func(a, b int32) int { return cmp.Compare(pos[m.slots[a]], pos[m.slots[b]]) })
+		slices.SortFunc(out, func(a, b int32) int { return cmp.Compare(pos[m.slot(a)], pos[m.slot(b)]) })
 		return out[:min(n, len(out))]
 	}
 	type keyed struct {
@@ -216,7 +248,7 @@ func (m *Matched) byTie(s *Snapshot, places []int32, n int) []int32 {
 	}
 	ks := make([]keyed, len(out))
 	for i, k := range out {
-		f := s.flags.at(m.slots[k])
+		f := s.flags.at(m.slot(k))
 		ks[i] = keyed{f.Total(), f.ID(), k}
 	}
 	slices.SortFunc(ks, func(a, b keyed) int {
@@ -252,17 +284,18 @@ func (sc *searchScratch) tieTable(s *Snapshot) []int32 {
 	return sc.tiePos
 }
 
-// hit is the hit of m's k-th flag in s, with its matched words.
-func (m *Matched) hit(s *Snapshot, k int32) SearchHit {
-	f := m.slots[k]
-	h := SearchHit{Flag: s.flags.at(f), Rank: m.ranks[k]}
+// hit is the hit of m's k-th flag in s, of rank rank, with its matched
+// words.
+func (m *Matched) hit(s *Snapshot, k int32, rank float64) SearchHit {
+	f, langs := m.slot(k), m.hits[k]>>hitLangShift
+	h := SearchHit{Flag: s.flags.at(f), Rank: rank}
 	m.mu.Lock()
 	ms, ok := m.matches[f]
 	m.mu.Unlock()
 	if !ok {
 		var mt matcher
 		for l := range int(NumLangs) {
-			if m.lang.searches(l) && m.cnt[k]>>(8*l)&0xff > 0 {
+			if m.lang.searches(l) && langs&(1<<l) != 0 {
 				ms[l] = mt.find(m.ix, h.Flag, m.ix.segOf(f), m.plans, l)
 			}
 		}

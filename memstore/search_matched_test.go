@@ -134,9 +134,12 @@ func sameOrder(t *testing.T, at string, s *Snapshot, q Query, o FindOptions, got
 		rank float64
 	}
 	var all []hit
-	for k, i := range m.slots {
-		if f := s.flags.at(i); o.keeps(f) {
-			all = append(all, hit{f, m.ranks[k]})
+	k := 0
+	for _, g := range m.groups {
+		for ; k < int(g.end); k++ {
+			if f := s.flags.at(m.slot(int32(k))); o.keeps(f) {
+				all = append(all, hit{f, g.rank})
+			}
 		}
 	}
 	slices.SortFunc(all, func(a, b hit) int {
