@@ -43,7 +43,7 @@ type searches struct {
 	runs, work, refused, repaged prometheus.Counter
 }
 
-func newSearches(maxBytes int64, reg prometheus.Registerer) (*searches, error) {
+func newSearches(maxBytes int64, reg prometheus.Registerer, log *swapLog) (*searches, error) {
 	s := &searches{
 		runs: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "flagpole_search_runs_total", Help: "Searches run against the index (not answered from a cache).",
@@ -59,7 +59,7 @@ func newSearches(maxBytes int64, reg prometheus.Registerer) (*searches, error) {
 		}),
 		pagesMax:  maxBytes / 64,
 		spellings: newSpellings(),
-		log:       &swapLog{},
+		log:       log,
 	}
 	if reg != nil {
 		reg.MustRegister(s.runs, s.work, s.refused, s.repaged)
@@ -158,11 +158,11 @@ func (ss *searches) view(s *memstore.Snapshot, r *searchReq) (*searchView, error
 	}
 	o := r.opt
 	o.Limit = memstore.MaxSearchLimit
-	v := &searchView{m: m, log: ss.log, epoch: ss.log.epoch.Load(), text: s.SearchVersion(), from: s.Serial(), res: m.Page(s, o)}
+	v := &searchView{m: m, text: s.SearchVersion(), res: m.Page(s, o)}
+	v.start(ss.log, s.Serial())
 	if ss.matched != nil {
 		ss.matched.Set(mk, m, m.Bytes()+int64(len(mk))) // the matched words it keeps now
 	}
-	v.through.Store(v.from)
 	ss.work.Add(float64(v.res.Work))
 	return v, nil
 }

@@ -38,7 +38,7 @@ func TestSearchEntryBounds(t *testing.T) {
 		return p
 	}
 
-	ss, err := newSearches(1<<20, nil) // an entry keeps 16 KB of responses: two of these
+	ss, err := newSearches(1<<20, nil, &swapLog{}) // an entry keeps 16 KB of responses: two of these
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestSearchEntryBounds(t *testing.T) {
 	}
 
 	// Both caches hold no more than their bound, however many queries.
-	small, err := newSearches(64<<10, nil)
+	small, err := newSearches(64<<10, nil, &swapLog{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestSearchEntryBounds(t *testing.T) {
 		}
 	}
 
-	none, err := newSearches(0, nil)
+	none, err := newSearches(0, nil, &swapLog{})
 	if err != nil {
 		t.Fatal(err)
 	}

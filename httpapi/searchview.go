@@ -19,18 +19,12 @@ import (
 // it is dead: the next request makes a new view from m against the new
 // counts.
 type searchView struct {
+	span
 	m    *memstore.Matched
-	log  *swapLog
 	text uint64 // the search index's version (memstore.Snapshot.SearchVersion)
-	from uint64 // the serial of the snapshot it was made from
-	// epoch is the log's when it was made (see swapLog.epoch).
-	epoch uint64
-	// through is the last serial it is known to answer; dead is set once
-	// a swap after through touched m (or the log cannot say).
-	through atomic.Uint64
-	dead    atomic.Bool
-	res     memstore.SearchResult
-	pages   sync.Map // pageKey -> *response
+	res  memstore.SearchResult
+	// pages are the responses rendered from res, by pageKey.
+	pages sync.Map
 	// cost is what the view holds, as its cache cost; pageBytes the
 	// part of it that is rendered responses.
 	cost, pageBytes atomic.Int64
@@ -45,26 +39,12 @@ type pageKey struct {
 // serves reports whether v answers the snapshot of serial n as a page
 // made from it would: n is from or after v's snapshot, and no swap up to
 // it changed the texts or a flag v's matches hold.
-func (v *searchView) serves(n uint64) bool {
-	if n < v.from || v.epoch != v.log.epoch.Load() {
-		return false
-	}
-	t := v.through.Load()
-	if n <= t {
-		return true
-	}
-	if v.dead.Load() {
-		return false
-	}
-	last, ok := v.log.untouched(v.m, v.text, t)
-	if !ok {
-		v.dead.Store(true)
-		return false
-	}
-	for t < last && !v.through.CompareAndSwap(t, last) {
-		t = v.through.Load()
-	}
-	return n <= last
+func (v *searchView) serves(n uint64) bool { return v.span.serves(n, v.touched) }
+
+// touched reports whether the swap r changed the texts or a flag of v's
+// matches.
+func (v *searchView) touched(r *swapRec) bool {
+	return r.all || r.text != v.text || v.m.Touches(r.slots)
 }
 
 // viewCost is about the bytes a view's page holds: its key, the result,

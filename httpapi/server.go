@@ -80,7 +80,9 @@ type API struct {
 	// unslugs takes the gate of the details' and trends' tables from
 	// before the store's swaps (nil without them).
 	unslugs func()
-	// unlog stops the search log's notes of the swaps.
+	// swaps notes what each swap changed, for the search and list views;
+	// unlog stops it.
+	swaps   *swapLog
 	unlog   func()
 	log     *slog.Logger
 	now     func() time.Time
@@ -135,14 +137,15 @@ func New(opt Options) (*API, error) {
 		stop: make(chan struct{})}
 	a.setLive(opt)
 	a.metrics = newMetrics(opt.Metrics, a)
-	if a.searches, err = newSearches(searchBytes(opt.CacheBytes), opt.Metrics); err != nil {
+	a.swaps = &swapLog{}
+	if a.searches, err = newSearches(searchBytes(opt.CacheBytes), opt.Metrics, a.swaps); err != nil {
 		return nil, err
 	}
 	if opt.Metrics != nil {
 		opt.Metrics.MustRegister(newCacheCollector(a))
 	}
-	a.unlog = opt.Store.OnSwap(a.searches.log.record)
-	a.searches.log.anchor(opt.Store.Snapshot())
+	a.unlog = opt.Store.OnSwap(func(s *memstore.Snapshot) { a.swaps.record(opt.Store.Snapshot(), s) })
+	a.swaps.anchor(opt.Store.Snapshot())
 	if a.answers != nil {
 		a.unswap = opt.Store.OnSwapped(a.answers.drop)
 	}

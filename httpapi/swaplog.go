@@ -44,17 +44,38 @@ type swapRec struct {
 	text         uint64
 	slots        []int32
 	all          bool
+	// old and now are the list entries of the flags of slots before and
+	// after the swap (memstore.PageKept), when there are at most
+	// maxLoggedEntries of them and the snapshot before is the base; nil
+	// otherwise.
+	old, now []memstore.ListEntry
 }
 
-// record notes s, about to be swapped in.
-func (l *swapLog) record(s *memstore.Snapshot) {
-	slots, all := s.ChangedSlots()
-	if len(slots) > maxLoggedSlots {
-		slots, all = nil, true
+// maxLoggedEntries is the most changed flags a record keeps the list
+// entries of: a swap that changed more counts, for the list pages, as
+// having changed every flag. The log holds at most swapLogLen times
+// twice that many entries.
+const maxLoggedEntries = 128
+
+// record notes s, about to be swapped in over prev (nil for none).
+func (l *swapLog) record(prev, s *memstore.Snapshot) {
+	r := &swapRec{serial: s.Serial(), base: s.Base(), text: s.SearchVersion()}
+	r.slots, r.all = s.ChangedSlots()
+	if len(r.slots) > maxLoggedSlots {
+		r.slots, r.all = nil, true
+	}
+	if !r.all && len(r.slots) <= maxLoggedEntries && prev != nil && prev.Serial() == s.Base() {
+		r.old, r.now = make([]memstore.ListEntry, len(r.slots)), make([]memstore.ListEntry, len(r.slots))
+		for k, i := range r.slots {
+			if int(i) < prev.Slots() {
+				r.old[k] = memstore.EntryOf(prev.At(int(i)))
+			}
+			r.now[k] = memstore.EntryOf(s.At(int(i)))
+		}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.add(&swapRec{serial: s.Serial(), base: s.Base(), text: s.SearchVersion(), slots: slots, all: all})
+	l.add(r)
 }
 
 // anchor notes s, the snapshot served when the log starts, unless a swap
@@ -89,12 +110,12 @@ func (l *swapLog) at(seq uint64) *swapRec {
 	return r
 }
 
-// untouched reports up to which snapshot a search of matches m, answered
-// from the snapshot of serial from whose search version is text, answers
-// the same: the last snapshot noted, when no swap after from changed the
-// texts or a flag of m. ok is false when one did, or when the log cannot
-// tell (it has forgotten from, or from is not an ancestor of the last).
-func (l *swapLog) untouched(m *memstore.Matched, text, from uint64) (upTo uint64, ok bool) {
+// untouched reports up to which snapshot an answer made from the snapshot
+// of serial from answers the same: the last snapshot noted, when no swap
+// after from touched it (touched reports whether one did). ok is false
+// when one did, or when the log cannot tell (it has forgotten from, or
+// from is not an ancestor of the last).
+func (l *swapLog) untouched(from uint64, touched func(*swapRec) bool) (upTo uint64, ok bool) {
 	n := l.n.Load()
 	if n == 0 {
 		return 0, false
@@ -108,7 +129,7 @@ func (l *swapLog) untouched(m *memstore.Matched, text, from uint64) (upTo uint64
 		if cur.serial == from {
 			return last, true
 		}
-		if cur.all || cur.text != text || m.Touches(cur.slots) {
+		if touched(cur) {
 			return 0, false
 		}
 		if cur.base == from {
@@ -124,4 +145,47 @@ func (l *swapLog) untouched(m *memstore.Matched, text, from uint64) (upTo uint64
 		cur = prev
 	}
 	return 0, false
+}
+
+// span is the snapshots an answer is known to hold for: from the one it
+// was made from (from) to through, which serves moves forward while the
+// swaps in between do not touch it. Once one does, it is dead.
+type span struct {
+	log   *swapLog
+	epoch uint64 // the log's when the answer was made (see swapLog.epoch)
+	from  uint64
+	// through is the last serial it is known to answer; dead is set once
+	// a swap after through touched it (or the log cannot say).
+	through atomic.Uint64
+	dead    atomic.Bool
+}
+
+// start sets sp to begin at the snapshot of serial from, noted in log.
+func (sp *span) start(log *swapLog, from uint64) {
+	sp.log, sp.epoch, sp.from = log, log.epoch.Load(), from
+	sp.through.Store(from)
+}
+
+// serves reports whether the answer holds for the snapshot of serial n:
+// n is from or after from, and no swap up to it touched the answer.
+func (sp *span) serves(n uint64, touched func(*swapRec) bool) bool {
+	if n < sp.from || sp.epoch != sp.log.epoch.Load() {
+		return false
+	}
+	t := sp.through.Load()
+	if n <= t {
+		return true
+	}
+	if sp.dead.Load() {
+		return false
+	}
+	last, ok := sp.log.untouched(t, touched)
+	if !ok {
+		sp.dead.Store(true)
+		return false
+	}
+	for t < last && !sp.through.CompareAndSwap(t, last) {
+		t = sp.through.Load()
+	}
+	return n <= last
 }

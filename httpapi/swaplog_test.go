@@ -45,16 +45,16 @@ func TestSwapLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l.record(next)
+		l.record(s, next)
 		s = next
 	}
 	swap(1)
 	swap(2, 3)
-	if upTo, ok := l.untouched(m, s.SearchVersion(), from); !ok || upTo != s.Serial() {
+	if upTo, ok := l.untouched(from, touches(m, s.SearchVersion())); !ok || upTo != s.Serial() {
 		t.Errorf("votes on other flags: untouched up to %d (%v), want %d", upTo, ok, s.Serial())
 	}
 	swap(0)
-	if _, ok := l.untouched(m, s.SearchVersion(), from); ok {
+	if _, ok := l.untouched(from, touches(m, s.SearchVersion())); ok {
 		t.Error("a vote on the matched flag left it untouched")
 	}
 	from, text := s.Serial(), s.SearchVersion()
@@ -63,7 +63,7 @@ func TestSwapLog(t *testing.T) {
 	if s.SearchVersion() == text {
 		t.Fatal("an edit kept the search version")
 	}
-	if _, ok := l.untouched(m, text, from); ok {
+	if _, ok := l.untouched(from, touches(m, text)); ok {
 		t.Error("an edit left the texts untouched")
 	}
 	m, _ = s.Match(q, memstore.FindOptions{})
@@ -71,7 +71,7 @@ func TestSwapLog(t *testing.T) {
 	for range swapLogLen + 1 {
 		swap(1)
 	}
-	if _, ok := l.untouched(m, s.SearchVersion(), from); ok {
+	if _, ok := l.untouched(from, touches(m, s.SearchVersion())); ok {
 		t.Error("a view older than the log was found untouched")
 	}
 	from = s.Serial()
@@ -83,7 +83,7 @@ func TestSwapLog(t *testing.T) {
 	if r := l.at(l.n.Load() - 1); !r.all || r.slots != nil {
 		t.Errorf("a swap of %d flags kept %d slots (all %v)", len(many), len(r.slots), r.all)
 	}
-	if _, ok := l.untouched(m, s.SearchVersion(), from); ok {
+	if _, ok := l.untouched(from, touches(m, s.SearchVersion())); ok {
 		t.Error("a swap of more flags than a record keeps was found untouched")
 	}
 	held := 0
@@ -95,4 +95,11 @@ func TestSwapLog(t *testing.T) {
 	if held != swapLogLen {
 		t.Errorf("the log holds %d records, want %d", held, swapLogLen)
 	}
+}
+
+// touches is a search view's test of a swap, for matches m found with the
+// search index of version text.
+func touches(m *memstore.Matched, text uint64) func(*swapRec) bool {
+	v := &searchView{m: m, text: text}
+	return v.touched
 }
