@@ -24,6 +24,9 @@ for r in rows:
             "cpu_us": 1e6 * r["cpu_s"] / max(w["requests"], 1),
             "p99_ms": w["latency_us"]["p99"] / 1000,
             "swaps": r["loads"] / r["wall_s"],
+            # the other processes' share of the machine's CPUs: wrk, and
+            # under votes PostgreSQL and the writer
+            "others": (r.get("busy_s", 0) - r["cpu_s"]) / r["wall_s"] if "busy_s" in r else float("nan"),
             "non2xx": w["errors"]["status"],
         })
     elif r["kind"] == "open":
@@ -43,15 +46,15 @@ def med(xs, k):
 cases = list(dict.fromkeys(c for c, _ in wrk))
 rates = sorted({r for _, r in wrk})
 out = {"wrk": {}, "open": {}, "writer_votes": votes}
-lines = ["| case | votes/s | req/s | CPU a request | wrk p99 | swaps/s | req/s vs quiet | CPU vs quiet | p99 vs quiet |",
-         "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+lines = ["| case | votes/s | req/s | CPU a request | wrk p99 | swaps/s | other CPUs | req/s vs quiet | CPU vs quiet | p99 vs quiet |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 for c in cases:
     q = wrk.get((c, 0))
     for rate in rates:
         xs = wrk.get((c, rate))
         if not xs:
             continue
-        m = {k: med(xs, k) for k in ("rps", "cpu_us", "p99_ms", "swaps")}
+        m = {k: med(xs, k) for k in ("rps", "cpu_us", "p99_ms", "swaps", "others")}
         m["rounds"] = len(xs)
         out["wrk"]["%s@%d" % (c, rate)] = m
         ratio = ""
@@ -59,7 +62,7 @@ for c in cases:
             ratio = "| %.2f | %.2fx | %.2fx" % (m["rps"] / med(q, "rps"), m["cpu_us"] / med(q, "cpu_us"), m["p99_ms"] / med(q, "p99_ms"))
         else:
             ratio = "| | |"
-        lines.append("| `%s` | %d | %.0f | %.1f µs | %.2f ms | %.1f %s |" % (c, rate, m["rps"], m["cpu_us"], m["p99_ms"], m["swaps"], ratio))
+        lines.append("| `%s` | %d | %.0f | %.1f µs | %.2f ms | %.1f | %.2f %s |" % (c, rate, m["rps"], m["cpu_us"], m["p99_ms"], m["swaps"], m["others"], ratio))
 if opened:
     lines += ["", "| case | votes/s | open-loop rate | p50 | p99 | p99 vs quiet |", "|---|---:|---:|---:|---:|---:|"]
     for c in cases:
