@@ -103,7 +103,7 @@ func (ss *searches) answer(s *memstore.Snapshot, r *searchReq, render func(*mems
 		}
 		if ss.views == nil || v != nil && nv.from <= v.from {
 			// An older snapshot's request: answered, not kept.
-			return newResponse(render(&nv.res)), nil, nil
+			return newResponse(render(nv.result(s))), nil, nil
 		}
 		fresh := v == nil
 		v = nv
@@ -115,17 +115,17 @@ func (ss *searches) answer(s *memstore.Snapshot, r *searchReq, render func(*mems
 			ss.views.Wait()
 		}
 	}
-	return ss.page(key, v, r, render), v, nil
+	return ss.page(s, key, v, r, render), v, nil
 }
 
 // page is v's response to r: kept, or rendered and kept while v's bound
 // allows.
-func (ss *searches) page(key string, v *searchView, r *searchReq, render func(*memstore.SearchResult) []byte) *response {
+func (ss *searches) page(s *memstore.Snapshot, key string, v *searchView, r *searchReq, render func(*memstore.SearchResult) []byte) *response {
 	pk := pageKey{r.q, r.opt.Limit}
 	if p, ok := v.pages.Load(pk); ok {
 		return p.(*response)
 	}
-	p := newResponse(render(&v.res))
+	p := newResponse(render(v.result(s)))
 	if cost := int64(len(p.body) + len(r.q) + 64); v.pageBytes.Load()+cost <= ss.pagesMax {
 		if kept, loaded := v.pages.LoadOrStore(pk, p); loaded {
 			return kept.(*response)
@@ -159,6 +159,9 @@ func (ss *searches) view(s *memstore.Snapshot, r *searchReq) (*searchView, error
 	o := r.opt
 	o.Limit = memstore.MaxSearchLimit
 	v := &searchView{m: m, text: s.SearchVersion(), res: m.Page(s, o)}
+	for i := range v.res.Hits {
+		v.res.Hits[i].Flag = nil // see searchView.res
+	}
 	v.start(ss.log, s.Serial())
 	if ss.matched != nil {
 		ss.matched.Set(mk, m, m.Bytes()+int64(len(mk))) // the matched words it keeps now

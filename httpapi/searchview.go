@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -22,7 +23,12 @@ type searchView struct {
 	span
 	m    *memstore.Matched
 	text uint64 // the search index's version (memstore.Snapshot.SearchVersion)
-	res  memstore.SearchResult
+	// res is the page, its hits without their flags (nil): a view
+	// outlives the snapshot it was made from, and a flag it held would
+	// keep alive the memory the flag was carved with. result puts back
+	// the flags of the snapshot asked, which holds the same ones in the
+	// same slots.
+	res memstore.SearchResult
 	// pages are the responses rendered from res, by pageKey.
 	pages sync.Map
 	// cost is what the view holds, as its cache cost; pageBytes the
@@ -40,6 +46,16 @@ type pageKey struct {
 // made from it would: n is from or after v's snapshot, and no swap up to
 // it changed the texts or a flag v's matches hold.
 func (v *searchView) serves(n uint64) bool { return v.span.serves(n, v.touched) }
+
+// result is v's page with the flags of s, a snapshot v serves.
+func (v *searchView) result(s *memstore.Snapshot) *memstore.SearchResult {
+	res := v.res
+	res.Hits = slices.Clone(res.Hits)
+	for i := range res.Hits {
+		res.Hits[i].Flag = s.At(res.Hits[i].Slot())
+	}
+	return &res
+}
 
 // touched reports whether the swap r changed the texts or a flag of v's
 // matches.

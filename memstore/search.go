@@ -188,7 +188,13 @@ type SearchHit struct {
 	// words matched (see Snapshot.rank). Higher is more relevant.
 	Rank    float64
 	Matches [NumLangs][]Match
+	slot    int32
 }
+
+// Slot is the slot of the hit's flag in the snapshot it was found in
+// (Snapshot.At), which every snapshot with the same SearchVersion holds
+// it in, with the same texts.
+func (h *SearchHit) Slot() int { return int(h.slot) }
 
 // MatchKind is how a word of a flag's text matched a word of the query,
 // from the best: exact, prefix, stem, typo.

@@ -17,9 +17,12 @@ import (
 // what the counts decide (the dominant filter, the tie-break by total,
 // the page) and what the category and region filters decide.
 type Matched struct {
-	ix    *searchIndex
-	plans []plan
-	lang  FindOptions // the language searched, and nothing else
+	// version is the search index's it was found in (SearchVersion): a
+	// number, not the index, which a Matched kept after the index was
+	// replaced would keep alive.
+	version uint64
+	plans   []plan
+	lang    FindOptions // the language searched, and nothing else
 	// hits are the matched flags, rank desc then slot asc, each its slot
 	// with, from bit hitLangShift, the languages it matched in; groups
 	// cut them into runs of one rank.
@@ -108,7 +111,7 @@ func (m *Matched) Touches(slots []int32) bool {
 // whose work would pass SearchBudget is refused with a *QueryError; the
 // Matched returned with it says the work done.
 func (s *Snapshot) Match(q Query, o FindOptions) (*Matched, error) {
-	m := &Matched{ix: s.search, lang: FindOptions{Lang: o.Lang, HasLang: o.HasLang}}
+	m := &Matched{version: s.SearchVersion(), lang: FindOptions{Lang: o.Lang, HasLang: o.HasLang}}
 	ix := s.search
 	if len(q.words) == 0 || ix == nil || ix.n == 0 {
 		return m, nil
@@ -192,7 +195,7 @@ func (m *Matched) Page(s *Snapshot, o FindOptions) SearchResult {
 	if len(m.hits) == 0 || o.Limit < 1 || o.Offset < 0 {
 		return res
 	}
-	if s.search != m.ix {
+	if s.SearchVersion() != m.version {
 		panic("memstore: Matched.Page with a snapshot of another search index")
 	}
 	filtered := o.HasCategory || o.HasRegion || o.HasDominant
@@ -235,8 +238,8 @@ var tieTableFrom = 4096
 func (m *Matched) byTie(s *Snapshot, places []int32, n int) []int32 {
 	out := slices.Clone(places)
 	if len(out) > tieTableFrom {
-		sc := m.ix.scratch.Get().(*searchScratch)
-		defer m.ix.scratch.Put(sc)
+		sc := s.search.scratch.Get().(*searchScratch)
+		defer s.search.scratch.Put(sc)
 		pos := sc.tieTable(s)
 		slices.SortFunc(out, func(a, b int32) int { return cmp.Compare(pos[m.slot(a)], pos[m.slot(b)]) })
 		return out[:min(n, len(out))]
@@ -288,7 +291,7 @@ func (sc *searchScratch) tieTable(s *Snapshot) []int32 {
 // words.
 func (m *Matched) hit(s *Snapshot, k int32, rank float64) SearchHit {
 	f, langs := m.slot(k), m.hits[k]>>hitLangShift
-	h := SearchHit{Flag: s.flags.at(f), Rank: rank}
+	h := SearchHit{Flag: s.flags.at(f), Rank: rank, slot: f}
 	m.mu.Lock()
 	ms, ok := m.matches[f]
 	m.mu.Unlock()
@@ -296,7 +299,7 @@ func (m *Matched) hit(s *Snapshot, k int32, rank float64) SearchHit {
 		var mt matcher
 		for l := range int(NumLangs) {
 			if m.lang.searches(l) && langs&(1<<l) != 0 {
-				ms[l] = mt.find(m.ix, h.Flag, m.ix.segOf(f), m.plans, l)
+				ms[l] = mt.find(s.search, h.Flag, s.search.segOf(f), m.plans, l)
 			}
 		}
 		m.mu.Lock()
