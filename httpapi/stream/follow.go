@@ -57,14 +57,6 @@ func ParseFollow(raw string) (*Follow, error) {
 	return &Follow{key: key, slugs: strings.Split(key, ",")}, nil
 }
 
-// Slugs are the slugs followed, sorted; nil for every flag.
-func (f *Follow) Slugs() []string {
-	if f == nil {
-		return nil
-	}
-	return slices.Clone(f.slugs)
-}
-
 func (f *Follow) has(slug string) bool {
 	_, ok := slices.BinarySearch(f.slugs, slug)
 	return ok

@@ -18,7 +18,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -100,8 +99,6 @@ type Hub struct {
 	qcond sync.Cond
 	runq  []*client
 	qstop bool // the writers return
-
-	handoffs atomic.Int64 // writes handed to a goroutine of the stream's own
 }
 
 // New makes the hub of st's swaps.

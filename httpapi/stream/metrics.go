@@ -9,8 +9,8 @@ import (
 // hubMetrics are the stream counters; without a registerer they count
 // unseen.
 type hubMetrics struct {
-	events prometheus.Counter
-	ends   *prometheus.CounterVec
+	events, handoffs prometheus.Counter
+	ends             *prometheus.CounterVec
 
 	mu    sync.Mutex
 	byWhy map[string]int
@@ -21,6 +21,11 @@ func newHubMetrics(reg prometheus.Registerer, h *Hub) *hubMetrics {
 		events: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "flagpole_stream_events_sent_total", Help: "Votes events written to live streams.",
 		}),
+		handoffs: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "flagpole_stream_handoffs_total",
+			Help: "Stream writes handed to a goroutine of the stream's own, its client's socket buffer being full " +
+				"(a slow reader; the shared writers go on with the other streams).",
+		}),
 		ends: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "flagpole_stream_ended_total",
 			Help: "Live streams ended, by reason: revoked, shutdown, too_slow, gone (the client left), " +
@@ -28,7 +33,7 @@ func newHubMetrics(reg prometheus.Registerer, h *Hub) *hubMetrics {
 		}, []string{"reason"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.events, m.ends, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		reg.MustRegister(m.events, m.handoffs, m.ends, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "flagpole_streams_open", Help: "Live streams open now.",
 		}, func() float64 { return float64(h.Len()) }))
 	}

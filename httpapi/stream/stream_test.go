@@ -14,6 +14,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/flagpole/flagpole/memstore"
 )
 
@@ -22,7 +24,7 @@ func TestParseFollow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(f.Slugs(), ","); got != "a,b,c" || f.key != "a,b,c" {
+	if got := strings.Join(f.slugs, ","); got != "a,b,c" || f.key != "a,b,c" {
 		t.Errorf("slugs %q key %q, want a,b,c", got, f.key)
 	}
 	for _, bad := range []string{"", ",", "a,", ",a", "a,,b", strings.Repeat("x", 201), "a\x00", "\xff"} {
@@ -43,7 +45,7 @@ func TestParseFollow(t *testing.T) {
 	// Each slug twice: 200 parts, 100 distinct, is a valid list; one part
 	// more is refused before the slugs are compared.
 	twice := strings.Join(many[:MaxFollow], ",") + "," + strings.Join(many[:MaxFollow], ",")
-	if f, err := ParseFollow(twice); err != nil || len(f.Slugs()) != MaxFollow {
+	if f, err := ParseFollow(twice); err != nil || len(f.slugs) != MaxFollow {
 		t.Errorf("%d slugs given twice: %v", MaxFollow, err)
 	}
 	if _, err := ParseFollow(twice + ",0"); err == nil {
@@ -285,7 +287,8 @@ func TestKeysAndBounds(t *testing.T) {
 // a goroutine of its own and back, still gets every event whole and in
 // order, in valid chunks, then the end event and the last chunk.
 func TestSlowReaderGetsEverything(t *testing.T) {
-	h, st, in := testHub(t, 200, Options{Heartbeat: time.Hour})
+	reg := prometheus.NewRegistry()
+	h, st, in := testHub(t, 200, Options{Heartbeat: time.Hour, Metrics: reg})
 	s, err := h.Open("k1", nil, "")
 	if err != nil {
 		t.Fatal(err)
@@ -321,8 +324,8 @@ func TestSlowReaderGetsEverything(t *testing.T) {
 	if n := h.Ended(ReasonShutdown); n != 1 {
 		t.Errorf("%d streams ended for shutdown, want 1", n)
 	}
-	if h.handoffs.Load() == 0 {
-		t.Error("no write waited: the test did not test the slow path")
+	if counted(t, reg, "flagpole_stream_handoffs_total") == 0 {
+		t.Error("no write waited (flagpole_stream_handoffs_total 0): the test did not test the slow path")
 	}
 }
 
@@ -464,4 +467,19 @@ func TestEventSlugsAreCopies(t *testing.T) {
 			t.Errorf("the event's slugs are a flag's own string")
 		}
 	}
+}
+
+// counted is the value of the counter name in reg, 0 when absent.
+func counted(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) > 0 {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	return 0
 }

@@ -168,7 +168,7 @@ func (h *Hub) run(c *client, fast bool, sc *scratch, w inflight) {
 				w.pieces = append([][]byte(nil), w.pieces...)
 			}
 			w.fromScratch = false
-			h.handoffs.Add(1)
+			h.m.handoffs.Inc()
 			go h.run(c, false, nil, w)
 			return
 		default:
