@@ -82,7 +82,7 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 	// After compactLexicon, which may put copies in the flags' places.
 	s.recordChanges(prev, d)
 	s.fresh = d.fresh
-	s.changed, s.remapped = mergeSorted(d.stale, slices.Clone(d.fresh)), d.remap != nil
+	s.changed, s.remapped = slices.Compact(mergeSorted(d.stale, slices.Clone(d.fresh))), d.remap != nil
 	return s, nil
 }
 

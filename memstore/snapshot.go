@@ -139,7 +139,7 @@ func (s *Snapshot) Fresh() iter.Seq[*Flag] {
 
 // ChangedSlots returns the slots whose flag differs from the snapshot s
 // was built from (Base): a flag added, removed or replaced (its votes,
-// status or texts changed), ascending, possibly twice; every other slot
+// status or texts changed), ascending, each once; every other slot
 // holds the same *Flag in both. all reports that any slot may differ
 // instead: a first build, one that renumbered the slots or renewed the
 // lexicon.
