@@ -145,6 +145,9 @@ func TestCachesLetGoOfReplacedData(t *testing.T) {
 	ins := testInputs(1100, now)                     // a full load carves them together
 	long := strings.Repeat("long description ", 200) // a body for the response cache
 	ins[2].Description[memstore.EN] = &long
+	for _, i := range []int{0, 2} { // found by one search, which a view keeps
+		ins[i].Text[memstore.EN] += " zebra"
+	}
 	history := func(red int64) *memstore.Trends {
 		b := memstore.NewTrendBuilder(memstore.DayOf(now) - 10)
 		b.Add([]byte(ins[0].ID), memstore.DayOf(now)-1, red, 4)
@@ -171,6 +174,11 @@ func TestCachesLetGoOfReplacedData(t *testing.T) {
 		get("/api/public/flag/" + ins[i].Slug + "/trend?days=7")
 		get("/api/public/flag/" + ins[i].Slug)
 	}
+	// A search and a list page that show them: their views outlive a swap.
+	if body := get("/api/public/search?q=zebra"); !strings.Contains(body, `"count":2,`) {
+		t.Fatalf("zebra: %s", body)
+	}
+	get("/api/public/flags?sort=newest&limit=5")
 	// A new snapshot of flag 0's day: a new history. Then every flag's votes
 	// change in a full load: every flag a new one.
 	load(memstore.Change{Trends: history(5)})
@@ -191,7 +199,7 @@ func TestCachesLetGoOfReplacedData(t *testing.T) {
 	}
 	for k, w := range old {
 		if w.Value() != nil {
-			t.Errorf("flag %d, replaced by a load, is still alive: a cached response holds it", []int{0, 2}[k])
+			t.Errorf("flag %d, replaced by a load, is still alive: a cached response, search or list page holds it", []int{0, 2}[k])
 		}
 	}
 }

@@ -46,11 +46,11 @@ func snapKey(s *memstore.Snapshot, parts ...string) string {
 	return string(b)
 }
 
-// listKey is the canonical cache key of a list query.
-func listKey(s *memstore.Snapshot, q memstore.ListQuery) string {
+// listKey is the canonical cache key of a list query; the snapshots the
+// page answers are its view's to say (listView).
+func listKey(q memstore.ListQuery) string {
 	b := make([]byte, 0, 64)
-	b = strconv.AppendUint(b, s.Serial(), 36)
-	b = append(b, 0, 'l', byte(q.Sort), boolByte(q.Desc), boolByte(q.HasCategory), byte(q.Category),
+	b = append(b, 'l', 0, byte(q.Sort), boolByte(q.Desc), boolByte(q.HasCategory), byte(q.Category),
 		boolByte(q.HasDominant), byte(q.Dominant), boolByte(q.HasRegion))
 	b = append(b, q.Region...)
 	b = append(b, 0)
@@ -72,10 +72,7 @@ func (a *API) flags(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.cache.get(listKey(s, q), func() ([]byte, error) {
-		page, total := s.List(q)
-		return renderList(q, page, total), nil
-	})
+	return a.cache.list(q, s, a.swaps), nil
 }
 
 func (a *API) flag(c *gin.Context, s *memstore.Snapshot) (*response, error) {
@@ -128,10 +125,10 @@ func (a *API) stats(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 	return a.cache.get(snapKey(s, "stats"), func() ([]byte, error) { return renderStats(s.Stats()), nil })
 }
 
-func (a *API) search(c *gin.Context, s *memstore.Snapshot) (*response, error) {
+func (a *API) search(c *gin.Context, s *memstore.Snapshot) (*response, *searchView, error) {
 	r, err := searchQuery(c.Request.URL.RawQuery, a.searches.spellings.parse)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return a.searches.answer(s, &r, func(res *memstore.SearchResult) []byte {
 		return renderSearch(r, res.Hits[:min(r.opt.Limit, len(res.Hits))], res.Total)

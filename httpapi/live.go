@@ -82,7 +82,7 @@ func (a *API) Apply(s Settings) (notApplied []string) {
 	// The shares of New: an eighth for the response cache, a quarter more
 	// for the searches'.
 	a.cache.resize(s.CacheBytes - s.CacheBytes*3/8 - s.CacheBytes/4 - s.CacheBytes/4)
-	a.searches.resize(s.CacheBytes / 4)
+	a.searches.resize(searchBytes(s.CacheBytes))
 	if s.CacheBytes == a.opt.CacheBytes {
 		return nil
 	}
@@ -95,13 +95,6 @@ func (a *API) Apply(s Settings) (notApplied []string) {
 func (c *cache) resize(maxBytes int64) {
 	if c.rc != nil {
 		c.rc.UpdateMaxCost(maxBytes)
-	}
-}
-
-// resize bounds the search cache to maxBytes from now on.
-func (ss *searches) resize(maxBytes int64) {
-	if ss.rc != nil {
-		ss.rc.UpdateMaxCost(maxBytes)
 	}
 }
 

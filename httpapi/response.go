@@ -40,6 +40,9 @@ type payload struct {
 
 	// src is what a response of cache.getFrom was made from (see source).
 	src source
+	// list says which snapshots a page of /flags answers (nil for the
+	// other responses).
+	list *listView
 	// born is when the response was rendered (since bootTime): a
 	// request that finds one older than itself found it in a cache.
 	born time.Duration

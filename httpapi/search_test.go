@@ -239,13 +239,18 @@ func TestSearchCacheNormalisedQuery(t *testing.T) {
 	if n := counter(t, reg, "flagpole_search_runs_total"); n != 1 {
 		t.Errorf("%v runs of the index, want 1", n)
 	}
-	// Filters, language and offset are part of the key, limit is not.
+	// Filters, language and offset are part of the key, limit is not;
+	// only the language runs the index again, the others page what the
+	// first run matched.
 	for _, extra := range []string{"&region=tr", "&region=TR&limit=1", "&offset=1", "&offset=1&limit=2", "&lang=tr",
 		"&lang=tr&limit=3", "&dominant=green&category=behavioral", "&category=BEHAVIORAL&limit=5&dominant=green"} {
 		mustStatus(t, e.get("/api/public/search?q=otob%C3%BCs+YASLI"+extra), 200, "")
 	}
-	if n := counter(t, reg, "flagpole_search_runs_total"); n != 5 {
-		t.Errorf("%v runs of the index, want 5", n)
+	if n := counter(t, reg, "flagpole_search_runs_total"); n != 2 {
+		t.Errorf("%v runs of the index, want 2", n)
+	}
+	if n := counter(t, reg, "flagpole_search_repaged_total"); n != 3 {
+		t.Errorf("%v pages made from kept matches, want 3", n)
 	}
 }
 

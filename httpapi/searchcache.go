@@ -3,9 +3,6 @@ package httpapi
 import (
 	"errors"
 	"strconv"
-	"sync"
-	"sync/atomic"
-	"unsafe"
 
 	"github.com/dgraph-io/ristretto/v2"
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,43 +10,40 @@ import (
 	"github.com/flagpole/flagpole/memstore"
 )
 
-// searches runs queries against the index and keeps what they answered in
-// one cache, keyed by the snapshot (its Serial), the query's canonical form
-// (memstore.Query.Key: folded, de-duplicated, sorted words and their
-// stems), the filters, the language and the offset (searchKey): queries
-// that differ only in separators, case, diacritics, word order, repeated
-// words or limit share one entry and one run of the index, which finds
-// the largest page (memstore.MaxSearchLimit hits) from the offset. The
-// entry also keeps the responses rendered from that result, one per q as
-// given and limit: q is echoed as given and limit sizes data, so each
-// spelling has its own bytes and ETag, rendered once.
+// searches runs queries against the index and keeps what they answered
+// in two caches, so that a swap that changed no text (votes) costs a
+// search little or nothing:
+//
+//   - matched keeps what the texts decide (memstore.Matched: the flags
+//     that match, ranked), keyed by the search index's version, the
+//     query's canonical form (memstore.Query.Key: folded, de-duplicated,
+//     sorted words and their stems) and the language (matchedKey). One
+//     run of the index serves every snapshot with that index, every
+//     filter and every page.
+//   - views keeps a page of it (searchView: the largest page,
+//     memstore.MaxSearchLimit hits from the offset, and the responses
+//     rendered from it, one per q as given and limit), keyed by the same
+//     and the filters and offset (searchKey), with the snapshot it was
+//     made from. It answers every later snapshot whose swaps changed no
+//     flag it matched (see searchView.serves); a swap that did makes
+//     the page again from the kept matches, against the new counts.
+//
+// Queries that differ only in separators, case, diacritics, word order,
+// repeated words or limit share one run and one view; each spelling has
+// its own bytes and ETag, rendered once a view.
 type searches struct {
-	rc *ristretto.Cache[string, *searchEntry]
-	// pagesMax is the most bytes of rendered responses one entry keeps: a
+	matched *ristretto.Cache[string, *memstore.Matched]
+	views   *ristretto.Cache[string, *searchView]
+	log     *swapLog
+	// pagesMax is the most bytes of rendered responses one view keeps: a
 	// client sending endless spellings of one query gets each rendered,
-	// not kept, once its entry is full.
-	pagesMax            int64
-	spellings           *spellings
-	runs, work, refused prometheus.Counter
+	// not kept, once its view is full.
+	pagesMax                     int64
+	spellings                    *spellings
+	runs, work, refused, repaged prometheus.Counter
 }
 
-// searchEntry is one canonical search's result and the responses
-// rendered from it.
-type searchEntry struct {
-	res   memstore.SearchResult
-	pages sync.Map // pageKey -> *response
-	// cost is what the entry holds, as its cache cost; pageBytes the
-	// part of it that is rendered responses.
-	cost, pageBytes atomic.Int64
-}
-
-// pageKey names one response of an entry: q as given and the limit.
-type pageKey struct {
-	q     string
-	limit int
-}
-
-func newSearches(maxBytes int64, reg prometheus.Registerer) (*searches, error) {
+func newSearches(maxBytes int64, reg prometheus.Registerer, log *swapLog) (*searches, error) {
 	s := &searches{
 		runs: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "flagpole_search_runs_total", Help: "Searches run against the index (not answered from a cache).",
@@ -60,80 +54,127 @@ func newSearches(maxBytes int64, reg prometheus.Registerer) (*searches, error) {
 		refused: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "flagpole_search_refused_total", Help: "Searches refused with 400 because their work would pass the bound.",
 		}),
+		repaged: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "flagpole_search_repaged_total", Help: "Search pages made again from kept matches, without running the index: a swap changed a matched flag, or the filters or offset were new.",
+		}),
 		pagesMax:  maxBytes / 64,
 		spellings: newSpellings(),
+		log:       log,
 	}
 	if reg != nil {
-		reg.MustRegister(s.runs, s.work, s.refused)
+		reg.MustRegister(s.runs, s.work, s.refused, s.repaged)
 	}
 	if maxBytes <= 0 {
 		return s, nil
 	}
 	var err error
-	s.rc, err = ristretto.NewCache(&ristretto.Config[string, *searchEntry]{
+	if s.matched, err = newRistretto[*memstore.Matched](maxBytes / 2); err != nil {
+		return nil, err
+	}
+	s.views, err = newRistretto[*searchView](maxBytes - maxBytes/2)
+	return s, err
+}
+
+// newRistretto is a cache of at most maxBytes.
+func newRistretto[V any](maxBytes int64) (*ristretto.Cache[string, V], error) {
+	return ristretto.NewCache(&ristretto.Config[string, V]{
 		NumCounters: max(maxBytes/100, 10_000),
 		MaxCost:     maxBytes,
 		BufferItems: 64,
 		Metrics:     true,
 	})
-	return s, err
 }
 
-// answer returns the response to r: kept in its entry, or rendered by
-// render from the entry's result (the search run and its entry kept when
-// there is none) and kept there. A query whose work would pass the bound
-// is a 400.
-func (ss *searches) answer(s *memstore.Snapshot, r *searchReq, render func(*memstore.SearchResult) []byte) (*response, error) {
+// answer returns the response to r from s, and the view it was rendered
+// from when that view is kept (nil when not): kept in the view, or
+// rendered by render from the view's page and kept there. A view that
+// does not answer s is made again from the kept matches (the index run
+// when there are none). A query whose work would pass the bound is a 400.
+func (ss *searches) answer(s *memstore.Snapshot, r *searchReq, render func(*memstore.SearchResult) []byte) (*response, *searchView, error) {
 	key := searchKey(s, r)
-	pk := pageKey{r.q, r.opt.Limit}
-	var e *searchEntry
-	if ss.rc != nil {
-		e, _ = ss.rc.Get(key)
+	var v *searchView
+	if ss.views != nil {
+		v, _ = ss.views.Get(key)
 	}
-	fresh := e == nil
-	if !fresh {
-		if p, ok := e.pages.Load(pk); ok {
-			return p.(*response), nil
+	if v == nil || !v.serves(s.Serial()) {
+		nv, err := ss.view(s, r)
+		if err != nil {
+			return nil, nil, err
 		}
+		if ss.views == nil || v != nil && nv.from <= v.from {
+			// An older snapshot's request: answered, not kept.
+			return newResponse(render(nv.result(s))), nil, nil
+		}
+		fresh := v == nil
+		v = nv
+		v.cost.Store(viewCost(key, &v.res))
+		ss.views.Set(key, v, v.cost.Load())
+		if fresh {
+			// In the cache before the next request looks: ristretto admits a
+			// new key asynchronously.
+			ss.views.Wait()
+		}
+	}
+	return ss.page(s, key, v, r, render), v, nil
+}
+
+// page is v's response to r: kept, or rendered and kept while v's bound
+// allows.
+func (ss *searches) page(s *memstore.Snapshot, key string, v *searchView, r *searchReq, render func(*memstore.SearchResult) []byte) *response {
+	pk := pageKey{r.q, r.opt.Limit}
+	if p, ok := v.pages.Load(pk); ok {
+		return p.(*response)
+	}
+	p := newResponse(render(v.result(s)))
+	if cost := int64(len(p.body) + len(r.q) + 64); v.pageBytes.Load()+cost <= ss.pagesMax {
+		if kept, loaded := v.pages.LoadOrStore(pk, p); loaded {
+			return kept.(*response)
+		}
+		v.pageBytes.Add(cost)
+		ss.views.Set(key, v, v.cost.Add(cost))
+	}
+	return p
+}
+
+// view makes the view of r in s: its page of the matches kept for s's
+// index, or of a run of the index, kept.
+func (ss *searches) view(s *memstore.Snapshot, r *searchReq) (*searchView, error) {
+	mk := matchedKey(s, r)
+	var m *memstore.Matched
+	if ss.matched != nil {
+		m, _ = ss.matched.Get(mk)
+	}
+	if m != nil {
+		ss.repaged.Inc()
 	} else {
 		var err error
-		if e, err = ss.run(s, r); err != nil {
+		if m, err = ss.run(s, r); err != nil {
 			return nil, err
 		}
-		e.cost.Store(resultCost(key, &e.res))
-	}
-	p := newResponse(render(&e.res))
-	if ss.rc == nil {
-		return p, nil
-	}
-	if cost := int64(len(p.body) + len(r.q) + 64); e.pageBytes.Load()+cost <= ss.pagesMax {
-		if kept, loaded := e.pages.LoadOrStore(pk, p); loaded {
-			return kept.(*response), nil
+		if ss.matched != nil {
+			ss.matched.Set(mk, m, m.Bytes()+int64(len(mk)))
+			ss.matched.Wait() // admitted before the next request looks
 		}
-		e.pageBytes.Add(cost)
-		e.cost.Add(cost)
-	} else if !fresh {
-		return p, nil
 	}
-	ss.rc.Set(key, e, e.cost.Load())
-	if fresh {
-		// In the cache before the next request looks: ristretto admits a
-		// new key asynchronously.
-		ss.rc.Wait()
-	}
-	return p, nil
-}
-
-// run runs r's query against the index at the largest limit, whatever
-// r's limit, into a new entry.
-func (ss *searches) run(s *memstore.Snapshot, r *searchReq) (*searchEntry, error) {
 	o := r.opt
 	o.Limit = memstore.MaxSearchLimit
-	e := &searchEntry{}
-	var err error
-	e.res, err = s.Find(r.pq.q, o)
+	v := &searchView{m: m, text: s.SearchVersion(), res: m.Page(s, o)}
+	for i := range v.res.Hits {
+		v.res.Hits[i].Flag = nil // see searchView.res
+	}
+	v.start(ss.log, s.Serial())
+	if ss.matched != nil {
+		ss.matched.Set(mk, m, m.Bytes()+int64(len(mk))) // the matched words it keeps now
+	}
+	ss.work.Add(float64(v.res.Work))
+	return v, nil
+}
+
+// run runs r's query against the index.
+func (ss *searches) run(s *memstore.Snapshot, r *searchReq) (*memstore.Matched, error) {
+	m, err := s.Match(r.pq.q, r.opt)
 	ss.runs.Inc()
-	ss.work.Add(float64(e.res.Work))
+	ss.work.Add(float64(m.Work))
 	var qe *memstore.QueryError
 	if errors.As(err, &qe) {
 		ss.refused.Inc()
@@ -142,16 +183,27 @@ func (ss *searches) run(s *memstore.Snapshot, r *searchReq) (*searchEntry, error
 	if err != nil {
 		return nil, err
 	}
-	return e, nil
+	return m, nil
 }
 
-// searchKey is the cache key of a search: the snapshot's Serial, the
-// query's canonical form, the filters, language and offset; neither the
-// limit (an entry holds the largest page) nor q as given.
+// matchedKey is the cache key of what r's query matches in s: the search
+// index's version, the query's canonical form and the language.
+func matchedKey(s *memstore.Snapshot, r *searchReq) string {
+	k := r.pq.key
+	b := make([]byte, 0, 24+len(k))
+	b = strconv.AppendUint(b, s.SearchVersion(), 36)
+	b = append(b, 0, 'm', 0, boolByte(r.opt.HasLang), byte(r.opt.Lang), 0)
+	return string(append(b, k...))
+}
+
+// searchKey is the cache key of a search's view: the search index's
+// version, the query's canonical form, the filters, language and offset;
+// neither the limit (a view holds the largest page) nor q as given, nor
+// the snapshot (a view says itself which snapshots it answers).
 func searchKey(s *memstore.Snapshot, r *searchReq) string {
 	k := r.pq.key
 	b := make([]byte, 0, 32+len(k))
-	b = strconv.AppendUint(b, s.Serial(), 36)
+	b = strconv.AppendUint(b, s.SearchVersion(), 36)
 	b = append(b, 0, 's', 0)
 	b = append(b, k...)
 	b = append(b, 0)
@@ -168,28 +220,25 @@ func appendFindOptions(b []byte, o *memstore.FindOptions) []byte {
 	return strconv.AppendInt(b, int64(o.Offset), 36)
 }
 
-// lookups are the entries the cache found, and all it was asked for.
+// lookups are the views the cache found, and all it was asked for.
 func (ss *searches) lookups() (found, all uint64) {
-	if ss.rc == nil {
+	if ss.views == nil {
 		return 0, 0
 	}
-	return lookupsOf(ss.rc.Metrics)
+	return lookupsOf(ss.views.Metrics)
 }
 
 func (ss *searches) close() {
-	if ss.rc != nil {
-		ss.rc.Close()
+	if ss.views != nil {
+		ss.views.Close()
+		ss.matched.Close()
 	}
 }
 
-// resultCost is about the bytes a cached result holds: its key, the
-// result, and each hit with its matches.
-func resultCost(key string, r *memstore.SearchResult) int64 {
-	n := len(key) + 64 + len(r.Hits)*int(unsafe.Sizeof(memstore.SearchHit{}))
-	for i := range r.Hits {
-		for _, ms := range r.Hits[i].Matches {
-			n += len(ms) * int(unsafe.Sizeof(memstore.Match{}))
-		}
+// resize bounds the search caches to maxBytes from now on.
+func (ss *searches) resize(maxBytes int64) {
+	if ss.views != nil {
+		ss.matched.UpdateMaxCost(maxBytes / 2)
+		ss.views.UpdateMaxCost(maxBytes - maxBytes/2)
 	}
-	return int64(n)
 }

@@ -2,8 +2,11 @@ package httpapi
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/dgraph-io/ristretto/v2"
 
 	"github.com/flagpole/flagpole/memstore"
 )
@@ -28,14 +31,14 @@ func TestSearchEntryBounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := ss.answer(snap, &r, render)
+		p, _, err := ss.answer(snap, &r, render)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
 
-	ss, err := newSearches(1<<20, nil) // an entry keeps 16 KB of responses: two of these
+	ss, err := newSearches(1<<20, nil, &swapLog{}) // an entry keeps 16 KB of responses: two of these
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +61,22 @@ func TestSearchEntryBounds(t *testing.T) {
 		t.Errorf("%d of %d lookups found an entry, want all but the first", found, all)
 	}
 
-	none, err := newSearches(0, nil)
+	// Both caches hold no more than their bound, however many queries.
+	small, err := newSearches(64<<10, nil, &swapLog{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.close()
+	for i := range 500 {
+		ask(small, fmt.Sprintf("old+bu%d", i))
+	}
+	for name, m := range map[string]*ristretto.Metrics{"matched": small.matched.Metrics, "views": small.views.Metrics} {
+		if held := int64(m.CostAdded() - m.CostEvicted()); held > 32<<10 || m.KeysEvicted() == 0 {
+			t.Errorf("%s: %d bytes held of a bound of %d, %d evicted", name, held, 32<<10, m.KeysEvicted())
+		}
+	}
+
+	none, err := newSearches(0, nil, &swapLog{})
 	if err != nil {
 		t.Fatal(err)
 	}

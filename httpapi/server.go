@@ -80,6 +80,10 @@ type API struct {
 	// unslugs takes the gate of the details' and trends' tables from
 	// before the store's swaps (nil without them).
 	unslugs func()
+	// swaps notes what each swap changed, for the search and list views;
+	// unlog stops it.
+	swaps   *swapLog
+	unlog   func()
 	log     *slog.Logger
 	now     func() time.Time
 	engine  *gin.Engine
@@ -133,14 +137,17 @@ func New(opt Options) (*API, error) {
 		stop: make(chan struct{})}
 	a.setLive(opt)
 	a.metrics = newMetrics(opt.Metrics, a)
-	if a.searches, err = newSearches(opt.CacheBytes/4, opt.Metrics); err != nil {
+	a.swaps = &swapLog{}
+	if a.searches, err = newSearches(searchBytes(opt.CacheBytes), opt.Metrics, a.swaps); err != nil {
 		return nil, err
 	}
 	if opt.Metrics != nil {
 		opt.Metrics.MustRegister(newCacheCollector(a))
 	}
+	a.unlog = opt.Store.OnSwap(func(s *memstore.Snapshot) { a.swaps.record(opt.Store.Snapshot(), s) })
+	a.swaps.anchor(opt.Store.Snapshot())
 	if a.answers != nil {
-		a.unswap = opt.Store.OnSwapped(func(s *memstore.Snapshot) { a.answers.dropBefore(s.Serial()) })
+		a.unswap = opt.Store.OnSwapped(a.answers.drop)
 	}
 	if a.details != nil || a.trends != nil {
 		g := &slugGate{}
@@ -154,6 +161,11 @@ func New(opt Options) (*API, error) {
 	go a.sweepLoop()
 	return a, nil
 }
+
+// searchBytes is the search caches' share of cacheBytes: three eighths,
+// half for what searches matched, half for their pages (a quarter until
+// the matches were kept across swaps).
+func searchBytes(cacheBytes int64) int64 { return cacheBytes * 3 / 8 }
 
 // Handler is the http.Handler of the API.
 func (a *API) Handler() http.Handler { return a.engine }
@@ -184,6 +196,7 @@ func (a *API) Close() {
 	if a.unswap != nil {
 		a.unswap()
 	}
+	a.unlog()
 	a.hub.Close()
 	select {
 	case <-a.stop:

@@ -98,28 +98,41 @@ type stamp struct {
 	history uint64
 	days    int32
 	today   int32
-	// route is the answers' table's route (routeFlags, ...).
+	// route is the answers' table's route (routeSearch), text the search
+	// index's version its answer was made with, and view, in an entry
+	// (nil in a lookup's stamp), the search view that says which
+	// snapshots the answer holds for: then serial is the view's first.
 	route int
+	text  uint64
+	view  *searchView
 }
 
 // answers reports whether an entry of stamp e answers a request of stamp
 // st: the same answer, made from st's snapshot or, in a slug-keyed
 // table, one before it (the entry is still in the table, so its flag has
-// not changed since).
+// not changed since), or, in the answers' table, from a search view that
+// serves st's snapshot.
 func (t *table) answers(e, st stamp) bool {
 	if e.history != st.history || e.days != st.days || e.today != st.today || e.route != st.route {
 		return false
 	}
-	return e.serial == st.serial || t.gate != nil && e.serial < st.serial
+	if t.gate != nil {
+		return e.serial <= st.serial
+	}
+	if e.view != nil {
+		return e.text == st.text && e.view.serves(st.serial)
+	}
+	return e.serial == st.serial
 }
 
 // outdated reports whether an entry of stamp e, for the same key as one
 // of stamp st, can never answer again once st's is kept: in a slug-keyed
 // table, one made from an older history or for an older day; in the
-// answers' table, one of an older snapshot.
+// answers' table, one of an older search index or view, or a view that a
+// swap has touched.
 func (t *table) outdated(e, st stamp) bool {
 	if t.gate == nil {
-		return e.serial < st.serial
+		return e.text < st.text || e.text == st.text && e.serial < st.serial || e.view != nil && e.view.dead.Load()
 	}
 	return e.history < st.history || e.today < st.today
 }

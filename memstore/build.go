@@ -76,9 +76,13 @@ func Build(prev *Snapshot, ch Change) (*Snapshot, error) {
 	s.buildOrders(prev, d)
 	s.buildCounts(prev, d, ch.Aggregates)
 	s.search = s.nextSearch(prev, d)
+	if s.search != nil && s.search.version == 0 {
+		s.search.version = searchVersions.Add(1)
+	}
 	// After compactLexicon, which may put copies in the flags' places.
 	s.recordChanges(prev, d)
 	s.fresh = d.fresh
+	s.changed, s.remapped = slices.Compact(mergeSorted(d.stale, slices.Clone(d.fresh))), d.remap != nil
 	return s, nil
 }
 

@@ -33,6 +33,9 @@ type searchIndex struct {
 	// folding, when not nil, is a new base being built off the loads'
 	// path, which a later build takes in (see nextSearch).
 	folding *folding
+	// version names the index (see Snapshot.SearchVersion), set by the
+	// build that first serves it.
+	version uint64
 }
 
 // segment is a search index over some flags: per language, a prefix trie
@@ -104,9 +107,9 @@ type searchScratch struct {
 	// alive and next are reused candidate lists.
 	alive, next []int32
 	// tiePos is each flag's place in the total desc, id asc order of the
-	// snapshot of generation tieGen (0: none yet).
-	tiePos []int32
-	tieGen uint64
+	// snapshot of serial tieSerial (0: none yet), see tieTable.
+	tiePos    []int32
+	tieSerial uint64
 }
 
 // buildSearch indexes every flag in one segment, the base, from the
@@ -185,7 +188,13 @@ type SearchHit struct {
 	// words matched (see Snapshot.rank). Higher is more relevant.
 	Rank    float64
 	Matches [NumLangs][]Match
+	slot    int32
 }
+
+// Slot is the slot of the hit's flag in the snapshot it was found in
+// (Snapshot.At), which every snapshot with the same SearchVersion holds
+// it in, with the same texts.
+func (h *SearchHit) Slot() int { return int(h.slot) }
 
 // MatchKind is how a word of a flag's text matched a word of the query,
 // from the best: exact, prefix, stem, typo.
@@ -281,52 +290,17 @@ func SearchBudget(n int) int { return max(n/2, 20_000) }
 // would pass SearchBudget is refused with a *QueryError before it passes
 // it.
 func (s *Snapshot) Find(q Query, o FindOptions) (SearchResult, error) {
-	var res SearchResult
-	ix := s.search
-	if len(q.words) == 0 || ix == nil || ix.n == 0 || o.Limit < 1 || o.Offset < 0 {
-		return res, nil
+	if o.Limit < 1 || o.Offset < 0 {
+		return SearchResult{}, nil
 	}
-	budget := SearchBudget(ix.n)
-	plans := ix.plan(q, &o)
-	ix.forgive(plans, &o, budget, &res)
-	for i := range plans {
-		if plans[i].postings == 0 {
-			return res, nil // a word no flag has: nothing matches
-		}
+	m, err := s.Match(q, o)
+	if err != nil {
+		return SearchResult{Work: m.Work}, err
 	}
-	sc := ix.scratch.Get().(*searchScratch)
-	defer ix.scratch.Put(sc)
-	if len(sc.st) < ix.slots {
-		sc.st = slices.Grow(sc.st, ix.slots-len(sc.st))[:ix.slots] // zero marks: no stamp is 0
-	}
-	alive, err := s.rounds(sc, plans, budget, &res)
-	if err != nil || len(alive) == 0 {
-		return SearchResult{Work: res.Work}, err
-	}
-	alive = s.filter(alive, &o, &res)
-	res.Work += len(alive)
-	res.Total = len(alive)
-	if o.Offset < len(alive) {
-		hits, pos := s.top(sc, alive, o.Offset+o.Limit)
-		res.Hits = hits[o.Offset:]
-		s.matches(sc, res.Hits, pos[o.Offset:], plans, &o)
-	}
+	res := m.Page(s, o)
+	res.Work += m.Work
+	res.stemmed, res.typos = m.stemmed, m.typos
 	return res, nil
-}
-
-// filter keeps the candidates that pass o's filters.
-func (s *Snapshot) filter(alive []int32, o *FindOptions, res *SearchResult) []int32 {
-	if !o.HasCategory && !o.HasRegion && !o.HasDominant {
-		return alive
-	}
-	res.Work += len(alive)
-	kept := alive[:0]
-	for _, f := range alive {
-		if o.keeps(s.flags.at(f)) {
-			kept = append(kept, f)
-		}
-	}
-	return kept
 }
 
 // MaxSearchLimit is the most hits one search returns.

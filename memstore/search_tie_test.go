@@ -35,36 +35,29 @@ func TestSearchTieOrderLargeTotals(t *testing.T) {
 		want[i] = f.ID()
 	}
 
-	alive := make([]int32, s.Len())
-	for i := range alive {
-		alive[i] = int32(i)
-	}
-	for _, table := range []bool{false, true} {
-		for _, limit := range []int{MaxSearchLimit, MaxSearchLimit + 1, 3} {
-			sc := &searchScratch{st: make([]flagState, s.Len())}
-			if table {
-				sc.tiePos = make([]int32, s.Len())
-				for i, f := range s.orders[listAll][SortTotal][1].flat() {
-					sc.tiePos[f] = int32(i)
-				}
-				sc.tieGen = s.Gen
-			}
-			hits, _ := s.top(sc, slices.Clone(alive), limit)
-			var got []string
-			for _, h := range hits {
-				got = append(got, h.Flag.ID())
-			}
-			if w := want[:min(limit, len(want))]; fmt.Sprint(got) != fmt.Sprint(w) {
-				t.Errorf("table %v, limit %d: order\n got %v\nwant %v", table, limit, got, w)
-			}
-		}
-	}
-
-	// Through Find, every page, in both ways of paging.
 	pq, err := ParseQuery("bus")
 	if err != nil {
 		t.Fatal(err)
 	}
+	m, err := s.Match(pq, FindOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int) { tieTableFrom = n }(tieTableFrom)
+	for _, from := range []int{len(texts), 0} { // from each flag, then from the table
+		tieTableFrom = from
+		for _, limit := range []int{MaxSearchLimit, MaxSearchLimit + 1, 3} {
+			var got []string
+			for _, h := range m.Page(s, FindOptions{Limit: limit}).Hits {
+				got = append(got, h.Flag.ID())
+			}
+			if w := want[:min(limit, len(want))]; fmt.Sprint(got) != fmt.Sprint(w) {
+				t.Errorf("table from %d, limit %d: order\n got %v\nwant %v", from, limit, got, w)
+			}
+		}
+	}
+
+	// Through Find, every page.
 	for _, page := range []FindOptions{{Limit: 50}, {Limit: 4, Offset: 0}, {Limit: 4, Offset: 4}, {Limit: 50, Offset: 9}} {
 		r, err := s.Find(pq, page)
 		if err != nil {

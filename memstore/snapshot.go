@@ -51,6 +51,11 @@ type Snapshot struct {
 	// of the lexicon copied them all).
 	fresh   []int32
 	renewed bool
+	// changed are the slots whose flag differs from the one before:
+	// fresh and the slots of the flags removed or replaced, ascending;
+	// remapped is set where the build renumbered the slots.
+	changed  []int32
+	remapped bool
 }
 
 // The lists a flag belongs to, as indexes of Snapshot.orders: every flag
@@ -130,6 +135,19 @@ func (s *Snapshot) Fresh() iter.Seq[*Flag] {
 			}
 		}
 	}
+}
+
+// ChangedSlots returns the slots whose flag differs from the snapshot s
+// was built from (Base): a flag added, removed or replaced (its votes,
+// status or texts changed), ascending, each once; every other slot
+// holds the same *Flag in both. all reports that any slot may differ
+// instead: a first build, one that renumbered the slots or renewed the
+// lexicon.
+func (s *Snapshot) ChangedSlots() (slots []int32, all bool) {
+	if s.base == 0 || s.renewed || s.remapped {
+		return nil, true
+	}
+	return s.changed, false
 }
 
 // FlagBySlug finds an approved flag and its position.

@@ -5,10 +5,11 @@
 //	freshness ready  -url URL -start-ns N [-timeout D] [-full]
 //	    polls URL until it answers 200; prints {"ms": time since start-ns};
 //	    with -full, also waits for snapshot.trendsLoaded (full_ms)
-//	freshness writer -db URL [-rate N] [-duration D]
+//	freshness writer -db URL [-rate N] [-duration D] [-workers W]
 //	    inserts votes (INSERT INTO votes (flag_id, user_id, color) VALUES
-//	    (?, ?, ?)) at N per second on random approved flags until killed or
-//	    until D has passed; prints {"votes": n, "errors": n}
+//	    (?, ?, ?)) at N per second on random approved flags (of the first
+//	    20,000 by id) until killed or until D has passed, from W voters at
+//	    once; prints {"votes": n, "errors": n}
 //	freshness fresh  -db URL -api BASE -key KEY [-n 50] [-interval D] [-poll D]
 //	    writes n votes, one every interval on a different flag, and polls
 //	    /flag/{slug} until its total moves; prints the delays' p50/p99

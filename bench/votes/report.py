@@ -1,0 +1,84 @@
+"""bench/votes/report.py ROUNDS.jsonl OUT.json: bench/votes/run's table.
+
+Per case and rate of votes, the medians of the rounds: req/s, the server's
+CPU a request (its CPU over the requests wrk counted), wrk's p99, the
+snapshots swapped in a second; then the open loop's p50 and p99 at its
+fixed rate. Each voting figure also as a ratio to the quiet one. Prints a
+Markdown table and writes the medians and the table to OUT.json.
+"""
+import json
+import statistics
+import sys
+from collections import defaultdict
+
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+wrk = defaultdict(list)
+opened = defaultdict(list)
+votes = defaultdict(list)
+for r in rows:
+    if r["kind"] == "wrk":
+        w = r["wrk"]
+        secs = w["duration_us"] / 1e6
+        wrk[(r["case"], r["rate"])].append({
+            "rps": w["requests"] / secs,
+            "cpu_us": 1e6 * r["cpu_s"] / max(w["requests"], 1),
+            "p99_ms": w["latency_us"]["p99"] / 1000,
+            "swaps": r["loads"] / r["wall_s"],
+            # the other processes' share of the machine's CPUs: wrk, and
+            # under votes PostgreSQL and the writer
+            "others": (r.get("busy_s", 0) - r["cpu_s"]) / r["wall_s"] if "busy_s" in r else float("nan"),
+            "non2xx": w["errors"]["status"],
+        })
+    elif r["kind"] == "open":
+        v = r["vegeta"]
+        opened[(r["case"], r["rate"])].append({
+            "p50_ms": v["latencies"]["50th"] / 1e6, "p99_ms": v["latencies"]["99th"] / 1e6,
+            "rps": v["throughput"], "success": v["success"]})
+    elif r["kind"] == "writer":
+        if r["written"]["secs"] and r["written"]["votes"] is not None:
+            votes[r["rate"]].append(r["written"]["votes"] / r["written"]["secs"])
+
+
+def med(xs, k):
+    return statistics.median(x[k] for x in xs)
+
+
+cases = list(dict.fromkeys(c for c, _ in wrk))
+rates = sorted({r for _, r in wrk})
+out = {"wrk": {}, "open": {}, "writer_votes": votes}
+lines = ["| case | votes/s | req/s | CPU a request | wrk p99 | swaps/s | other CPUs | req/s vs quiet | CPU vs quiet | p99 vs quiet |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+for c in cases:
+    q = wrk.get((c, 0))
+    for rate in rates:
+        xs = wrk.get((c, rate))
+        if not xs:
+            continue
+        m = {k: med(xs, k) for k in ("rps", "cpu_us", "p99_ms", "swaps", "others")}
+        m["rounds"] = len(xs)
+        out["wrk"]["%s@%d" % (c, rate)] = m
+        ratio = ""
+        if q and rate:
+            ratio = "| %.2f | %.2fx | %.2fx" % (m["rps"] / med(q, "rps"), m["cpu_us"] / med(q, "cpu_us"), m["p99_ms"] / med(q, "p99_ms"))
+        else:
+            ratio = "| | |"
+        lines.append("| `%s` | %d | %.0f | %.1f µs | %.2f ms | %.1f | %.2f %s |" % (c, rate, m["rps"], m["cpu_us"], m["p99_ms"], m["swaps"], m["others"], ratio))
+if opened:
+    lines += ["", "| case | votes/s | open-loop rate | p50 | p99 | p99 vs quiet |", "|---|---:|---:|---:|---:|---:|"]
+    for c in cases:
+        q = opened.get((c, 0))
+        for (cc, rate), xs in sorted(opened.items()):
+            if cc != c:
+                continue
+            m = {k: med(xs, k) for k in ("p50_ms", "p99_ms", "rps", "success")}
+            out["open"]["%s@%d" % (c, rate)] = m
+            ratio = "%.2fx" % (m["p99_ms"] / med(q, "p99_ms")) if q and rate else ""
+            lines.append("| `%s` | %d | %.0f | %.2f ms | %.2f ms | %s |" % (c, rate, m["rps"], m["p50_ms"], m["p99_ms"], ratio))
+for rate, vs in sorted(votes.items()):
+    if rate:
+        lines.append("")
+        lines.append("writer asked for %d votes/s, committed %s a second (each round)" % (rate, ", ".join("%.0f" % v for v in vs)))
+table = "\n".join(lines)
+print(table)
+out["table"] = table
+json.dump(out, open(sys.argv[2], "w"), indent=1)
