@@ -19,10 +19,11 @@ type swapLog struct {
 	mu   sync.Mutex // the writers': the hook, and anchor
 	recs [swapLogLen]atomic.Pointer[swapRec]
 	n    atomic.Uint64 // records written; the last is recs[(n-1)%swapLogLen]
-	// epoch moves when a snapshot older than the last one noted is
-	// swapped in (never by the loader, which builds each from the one it
-	// swapped in last): a view's range of serials then no longer says
-	// which snapshots it answers, so every view made before is done.
+	// epoch moves when a snapshot is swapped in that was not built from
+	// the last one noted (an older one, or a sibling built from the same
+	// base; never by the loader, which builds each from the one it swapped
+	// in last): a view's range of serials then no longer says which
+	// snapshots it answers, so every view made before is done.
 	epoch atomic.Uint64
 }
 
@@ -96,8 +97,10 @@ func (l *swapLog) anchor(s *memstore.Snapshot) {
 // add appends r; l.mu is held.
 func (l *swapLog) add(r *swapRec) {
 	r.seq = l.n.Load()
-	if r.seq > 0 && r.serial <= l.at(r.seq-1).serial {
-		l.epoch.Add(1)
+	if r.seq > 0 {
+		if last := l.at(r.seq - 1); r.serial <= last.serial || r.base != last.serial {
+			l.epoch.Add(1)
+		}
 	}
 	l.recs[r.seq%swapLogLen].Store(r)
 	l.n.Store(r.seq + 1)

@@ -103,3 +103,53 @@ func touches(m *memstore.Matched, text uint64) func(*swapRec) bool {
 	v := &searchView{m: m, text: text}
 	return v.touched
 }
+
+// TestSwapLogSiblings: two snapshots built from the same base A, B then
+// C, each swapped in. A view made from A holds for C (untouched against
+// A), but not for B, which changed its flag: a snapshot not built from
+// the last one noted starts a new epoch, and the views made before are
+// done (before: the view, carried to C's serial, claimed every serial up
+// to it, B's too).
+func TestSwapLogSiblings(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	ins := testInputs(50, now)
+	for i := range ins {
+		if i > 0 {
+			ins[i].Text[memstore.EN] = fmt.Sprintf("word%d", i)
+		}
+	}
+	st := &memstore.Store{}
+	l := &swapLog{}
+	st.OnSwap(func(s *memstore.Snapshot) { l.record(st.Snapshot(), s) })
+	a := fullSnapshot(t, ins, now)
+	st.SetSnapshot(a)
+	q, err := memstore.ParseQuery("late")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := a.Match(q, memstore.FindOptions{})
+	if err != nil || m.Len() == 0 {
+		t.Fatalf("the query matches nothing (%v): the test tests nothing", err)
+	}
+	v := &searchView{m: m, text: a.SearchVersion()}
+	v.start(l, a.Serial())
+	build := func(i int) *memstore.Snapshot {
+		in := ins[i]
+		in.Red += 10
+		s, err := memstore.Build(a, memstore.Change{Flags: []memstore.FlagInput{in}, LoadedAt: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	b := build(0) // a vote on the flag the view matched
+	c := build(1) // a vote on another
+	st.SetSnapshot(b)
+	st.SetSnapshot(c)
+	if v.serves(b.Serial()) {
+		t.Errorf("a view made from A serves B (serial %d), which changed its flag", b.Serial())
+	}
+	if v.serves(c.Serial()) {
+		t.Errorf("a view made from A serves C, swapped in over its sibling B: the log cannot say it holds")
+	}
+}
