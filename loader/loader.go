@@ -235,8 +235,12 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 	if err != nil {
 		return nil, 0, fmt.Errorf("load changes: %w", err)
 	}
-	bulk := bulkOf(unseen, prev)
-	full = full || ld.reload || bulk.full
+	bulk := bulkOf(unseen)
+	// What no stamp shows may be trend rows deleted or rewritten (SQLite's
+	// reload mark, a truncated or restored flag_snapshots): the history is
+	// read again whole too.
+	bulk.full = bulk.full || ld.reload
+	full = full || bulk.full
 	var flags []memstore.FlagInput
 	if full {
 		flags, err = l.db.readFlags(ctx, ld, l.db.q.allApproved)
@@ -279,7 +283,7 @@ type bulk struct {
 	snapshotDays []string // days whose trend rows were written
 }
 
-func bulkOf(unseen []change, prev *memstore.Snapshot) bulk {
+func bulkOf(unseen []change) bulk {
 	var b bulk
 	for _, c := range unseen {
 		if c.kind == "snapshot" {
