@@ -100,7 +100,7 @@ func (a *API) serveQuery(route int, h viewHandler) gin.HandlerFunc {
 	return a.serve(func(c *gin.Context, s *memstore.Snapshot) (*response, error) {
 		raw := c.Request.URL.RawQuery
 		slot, st := as.place(s, route, raw)
-		if r := as.t.lookup(slot, st, raw); r != nil {
+		if r := as.t.found(slot, raw, st); r != nil {
 			return r, nil
 		}
 		r, v, err := h(c, s)

@@ -713,7 +713,7 @@ func TestDetailsWayTags(t *testing.T) {
 	if _, ok := d.keep(d.slotOf(a), st, a, ra); !ok {
 		t.Fatal("the table kept nothing")
 	}
-	if r := d.lookup(d.slotOf(a), st, a); r != ra {
+	if r := d.found(d.slotOf(a), a, st); r != ra {
 		t.Fatalf("lookup after keep = %v, want the kept response", r)
 	}
 	set, _ := d.set(d.slotOf(a))
@@ -721,15 +721,15 @@ func TestDetailsWayTags(t *testing.T) {
 		t.Fatalf("the new entry's way has tag %d, want its slot's, %d", got, want)
 	}
 	set[0].tag.Store(tagOf(d.slotOf(a)) + 1)
-	if r := d.lookup(d.slotOf(a), st, a); r != nil {
+	if r := d.found(d.slotOf(a), a, st); r != nil {
 		t.Error("an entry was found through a way tagged for another slot")
 	}
 	set[0].tag.Store(tagOf(d.slotOf(b)))
-	if r := d.lookup(d.slotOf(b), st, b); r != nil {
+	if r := d.found(d.slotOf(b), b, st); r != nil {
 		t.Errorf("a way tagged for %q over %q's entry answered %q", b, a, r.body)
 	}
 	set[0].tag.Store(tagOf(d.slotOf(a)))
-	if r := d.lookup(d.slotOf(a), stamp{serial: 8, history: 1, route: 2}, a); r != nil {
+	if r := d.found(d.slotOf(a), a, stamp{serial: 8, history: 1, route: 2}); r != nil {
 		t.Error("an entry of another stamp answered")
 	}
 	d.drop(func(stamp) bool { return true })
@@ -750,7 +750,7 @@ func TestDetailsTwoChoices(t *testing.T) {
 	if kept, ok := d.keep(slot, st, key, r1); !ok || kept != r1 || second[0].e.Load() == nil || second[0].e.Load().r != r1 {
 		t.Fatal("the entry did not go to the set with more free ways")
 	}
-	if d.lookup(slot, st, key) != r1 {
+	if d.found(slot, key, st) != r1 {
 		t.Fatal("an entry in the second set was not found")
 	}
 	if kept, ok := d.keep(slot, st, key, r2); !ok || kept != r1 {

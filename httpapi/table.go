@@ -213,12 +213,6 @@ func (t *table) found(slot int, key string, st stamp) *response {
 	return nil
 }
 
-// lookup returns the answers' table's response of stamp st and key for
-// slot, nil when it holds none.
-func (t *table) lookup(slot int, st stamp, key string) *response {
-	return t.found(slot, key, st)
-}
-
 // lookups are the lookups the table answered, and all it was asked for
 // but did not pass on to the response cache (which counts those): the
 // same number.
