@@ -234,9 +234,10 @@ func (m *Matched) Page(s *Snapshot, o FindOptions) SearchResult {
 var tieTableFrom = 4096
 
 // byTie returns the first n of places (in m, of one rank) in the order of
-// ties: total desc, then id asc.
+// ties: total desc, then id asc. It sorts places in place (Page's scratch
+// of one group, read before the next).
 func (m *Matched) byTie(s *Snapshot, places []int32, n int) []int32 {
-	out := slices.Clone(places)
+	out := places
 	if len(out) > tieTableFrom {
 		sc := s.search.scratch.Get().(*searchScratch)
 		defer s.search.scratch.Put(sc)
