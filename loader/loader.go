@@ -359,11 +359,12 @@ func (l *Loader) LoadKeys(ctx context.Context) error {
 // readKeys reads the active keys from the primary when the flags are read
 // from a replica: the primary notifies a revocation at its commit, and a
 // replica that has not replayed it yet would keep the key past the
-// contract's 250 ms. The table is small. While the listener is down (the
-// primary may not answer) and when the primary cannot be read within
-// keyTimeout, the replica is read.
+// contract's 250 ms. The table is small. While the listener is down after
+// it was up (the primary may not answer; not before it first connects, as
+// at the start) and when the primary cannot be read within keyTimeout,
+// the replica is read.
 func (l *Loader) readKeys(ctx context.Context) ([][32]byte, []memstore.Key, error) {
-	if p := l.opt.Primary; p != l.db && (!l.opt.Listen || l.watcher.up.Load()) {
+	if p := l.opt.Primary; p != l.db && (!l.opt.Listen || l.watcher.up.Load() || !l.watcher.fell.Load()) {
 		pctx, cancel := context.WithTimeout(ctx, keyTimeout)
 		hashes, keys, err := p.ReadKeys(pctx)
 		cancel()

@@ -66,7 +66,10 @@ func by(f func(Source), s Source) func() { return func() { f(s) } }
 
 // watcher tells whether the database's change feed is up.
 type watcher struct {
-	up         atomic.Bool
+	up atomic.Bool
+	// fell is set once the feed has gone down (not before it first
+	// connects): from then, while it is not up, the primary may not answer.
+	fell       atomic.Bool
 	reconnects atomic.Int64
 	notes      atomic.Int64  // notifications (PostgreSQL) or counter changes (SQLite) seen
 	lost       chan struct{} // one slot: the feed went down (see Loader.poll)
@@ -75,6 +78,7 @@ type watcher struct {
 // down marks the feed down and tells the loads, which poll until it is
 // back.
 func (w *watcher) down() {
+	w.fell.Store(true)
 	w.up.Store(false)
 	if w.lost != nil {
 		knock(w.lost)

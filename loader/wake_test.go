@@ -326,3 +326,23 @@ func TestKeysFromReplicaWhenPrimaryFails(t *testing.T) {
 		t.Error("the replica's key is not loaded")
 	}
 }
+
+// TestKeysFromPrimaryBeforeListening: with listening on, a key load that
+// runs before the listener has first connected (at the start) reads the
+// primary, not the replica (before: it read the replica, so a key created
+// and not yet replicated was refused, and one revoked still accepted,
+// until the next key load).
+func TestKeysFromPrimaryBeforeListening(t *testing.T) {
+	loadertest.RequirePostgres(t)
+	primary, _ := loadertest.Open(t, loader.Postgres)
+	replica, _ := loadertest.Open(t, loader.Postgres)
+	primary.MustExec("INSERT INTO api_keys (id, name, key_hash, prefix) VALUES ('k1', 'k', $1, 'grf_abcd')", loader.HashKey("grf_secret"))
+	store := &memstore.Store{}
+	ld := loader.New(replica, store, loader.Options{Listen: true, Primary: primary})
+	if err := ld.LoadKeys(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := store.Keys().Lookup("grf_secret"); !ok {
+		t.Error("the primary's key is not loaded: the key load read the replica")
+	}
+}
