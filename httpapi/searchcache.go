@@ -107,7 +107,7 @@ func (ss *searches) answer(s *memstore.Snapshot, r *searchReq, render func(*mems
 		}
 		fresh := v == nil
 		v = nv
-		v.cost.Store(viewCost(key, &v.res))
+		v.cost.Store(viewCost(key, &v.res, &v.guard))
 		ss.views.Set(key, v, v.cost.Load())
 		if fresh {
 			// In the cache before the next request looks: ristretto admits a
@@ -159,6 +159,7 @@ func (ss *searches) view(s *memstore.Snapshot, r *searchReq) (*searchView, error
 	o := r.opt
 	o.Limit = memstore.MaxSearchLimit
 	v := &searchView{m: m, text: s.SearchVersion(), res: m.Page(s, o)}
+	v.guard = m.Guard(&v.res, o)
 	for i := range v.res.Hits {
 		v.res.Hits[i].Flag = nil // see searchView.res
 	}

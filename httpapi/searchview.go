@@ -29,6 +29,9 @@ type searchView struct {
 	// the flags of the snapshot asked, which holds the same ones in the
 	// same slots.
 	res memstore.SearchResult
+	// guard tells which swaps that change only counts leave res as it
+	// is (memstore.PageGuard).
+	guard memstore.PageGuard
 	// pages are the responses rendered from res, by pageKey.
 	pages sync.Map
 	// cost is what the view holds, as its cache cost; pageBytes the
@@ -57,16 +60,17 @@ func (v *searchView) result(s *memstore.Snapshot) *memstore.SearchResult {
 	return &res
 }
 
-// touched reports whether the swap r changed the texts or a flag of v's
-// matches.
+// touched reports whether the swap r may have changed v's page: it
+// changed the texts, or a matched flag other than by a vote that leaves
+// the page as it was (memstore.PageGuard.Kept).
 func (v *searchView) touched(r *swapRec) bool {
-	return r.all || r.text != v.text || v.m.Touches(r.slots)
+	return r.all || r.text != v.text || !v.guard.Kept(v.m, r.slots, r.old, r.now)
 }
 
 // viewCost is about the bytes a view's page holds: its key, the result,
-// and each hit with its matches.
-func viewCost(key string, r *memstore.SearchResult) int64 {
-	n := len(key) + 160 + len(r.Hits)*int(unsafe.Sizeof(memstore.SearchHit{}))
+// each hit with its matches, and its guard.
+func viewCost(key string, r *memstore.SearchResult, g *memstore.PageGuard) int64 {
+	n := len(key) + 160 + len(r.Hits)*int(unsafe.Sizeof(memstore.SearchHit{})) + int(g.Bytes())
 	for i := range r.Hits {
 		for _, ms := range r.Hits[i].Matches {
 			n += len(ms) * int(unsafe.Sizeof(memstore.Match{}))

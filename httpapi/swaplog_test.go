@@ -33,7 +33,7 @@ func TestSwapLog(t *testing.T) {
 	if err != nil || m.Len() != 1 {
 		t.Fatalf("late matches %d flags (%v), want flag 0's", m.Len(), err)
 	}
-	from := s.Serial()
+	from, ms := s.Serial(), s // ms: the snapshot m was found in
 	swap := func(changed ...int) {
 		t.Helper()
 		var ch []memstore.FlagInput
@@ -50,11 +50,11 @@ func TestSwapLog(t *testing.T) {
 	}
 	swap(1)
 	swap(2, 3)
-	if upTo, ok := l.untouched(from, touches(m, s.SearchVersion())); !ok || upTo != s.Serial() {
+	if upTo, ok := l.untouched(from, touches(ms, m)); !ok || upTo != s.Serial() {
 		t.Errorf("votes on other flags: untouched up to %d (%v), want %d", upTo, ok, s.Serial())
 	}
 	swap(0)
-	if _, ok := l.untouched(from, touches(m, s.SearchVersion())); ok {
+	if _, ok := l.untouched(from, touches(ms, m)); ok {
 		t.Error("a vote on the matched flag left it untouched")
 	}
 	from, text := s.Serial(), s.SearchVersion()
@@ -63,15 +63,15 @@ func TestSwapLog(t *testing.T) {
 	if s.SearchVersion() == text {
 		t.Fatal("an edit kept the search version")
 	}
-	if _, ok := l.untouched(from, touches(m, text)); ok {
+	if _, ok := l.untouched(from, touches(ms, m)); ok {
 		t.Error("an edit left the texts untouched")
 	}
 	m, _ = s.Match(q, memstore.FindOptions{})
-	from = s.Serial()
+	from, ms = s.Serial(), s
 	for range swapLogLen + 1 {
 		swap(1)
 	}
-	if _, ok := l.untouched(from, touches(m, s.SearchVersion())); ok {
+	if _, ok := l.untouched(from, touches(ms, m)); ok {
 		t.Error("a view older than the log was found untouched")
 	}
 	from = s.Serial()
@@ -83,7 +83,7 @@ func TestSwapLog(t *testing.T) {
 	if r := l.at(l.n.Load() - 1); !r.all || r.slots != nil {
 		t.Errorf("a swap of %d flags kept %d slots (all %v)", len(many), len(r.slots), r.all)
 	}
-	if _, ok := l.untouched(from, touches(m, s.SearchVersion())); ok {
+	if _, ok := l.untouched(from, touches(ms, m)); ok {
 		t.Error("a swap of more flags than a record keeps was found untouched")
 	}
 	held := 0
@@ -97,10 +97,12 @@ func TestSwapLog(t *testing.T) {
 	}
 }
 
-// touches is a search view's test of a swap, for matches m found with the
-// search index of version text.
-func touches(m *memstore.Matched, text uint64) func(*swapRec) bool {
-	v := &searchView{m: m, text: text}
+// touches is the test of a swap of a search view of the first page of m,
+// matches found in s.
+func touches(s *memstore.Snapshot, m *memstore.Matched) func(*swapRec) bool {
+	o := memstore.FindOptions{Limit: memstore.MaxSearchLimit}
+	res := m.Page(s, o)
+	v := &searchView{m: m, text: s.SearchVersion(), guard: m.Guard(&res, o)}
 	return v.touched
 }
 
