@@ -9,6 +9,6 @@ func SetHookAfterFlags(f func()) { testHookAfterFlags = f }
 // Barrier passes the barrier before a load on primary as a woken load
 // would, with each lock waited for at most 500 ms.
 func Barrier(ctx context.Context, primary *DB) error {
-	_, err := newSettler(primary, nil, func() {}, func(error, string, ...any) {}).barrier(ctx)
+	_, err := newSettler(primary, nil, newGate(0), func() {}, func(error, string, ...any) {}).barrier(ctx)
 	return err
 }

@@ -71,6 +71,7 @@ type Loader struct {
 
 	watcher watcher                 // the change feed that wakes the loads
 	settler atomic.Pointer[settler] // PostgreSQL with listen: what stands before a woken load
+	gate    *gate                   // when the next flag load of Run can start
 	wakes   atomic.Pointer[wakes]   // while Run runs
 	sched   schedules               // the loads' schedules, which Reschedule changes
 }
@@ -124,7 +125,7 @@ func New(db *DB, store *memstore.Store, opt Options) *Loader {
 	if opt.LoadGap == 0 {
 		opt.LoadGap = 25 * time.Millisecond
 	}
-	return &Loader{db: db, store: store, opt: opt}
+	return &Loader{db: db, store: store, opt: opt, gate: newGate(opt.LoadGap)}
 }
 
 // Status returns a copy of the load status.

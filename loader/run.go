@@ -129,26 +129,25 @@ func (l *Loader) runFlags(ctx context.Context, wake chan struct{}, first chan<- 
 	st = l.Status()
 	l.opt.Log.Info("trend history loaded", "trend_points", l.store.Snapshot().Trends.Rows(),
 		"trend_bytes", l.store.Snapshot().Trends.Bytes(), "duration_ms", st.LastDuration.Milliseconds())
-	var last time.Time // the start of the last load
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-wake:
 		}
-		if wait := l.opt.LoadGap - time.Since(last); wait > 0 {
-			select {
-			case <-ctx.Done():
+		if l.gate.untilOpen() > 0 {
+			l.gate.wait(ctx)
+			if ctx.Err() != nil {
 				return nil
-			case <-time.After(wait):
 			}
 			select {
 			case <-wake: // rung while waiting: the load that starts now reads it
 			default:
 			}
 		}
-		last = time.Now()
+		l.gate.start()
 		err := withTimeout(ctx, 5*time.Minute, l.LoadFlags)
+		l.gate.end()
 		l.logErr(err, "flag load failed")
 	}
 }

@@ -39,6 +39,7 @@ type settler struct {
 	primary *DB
 	replica *DB // nil when the loads read the primary
 	wake    func()
+	gate    *gate // the barrier waits until a load could start (see gate)
 	log     func(err error, msg string, args ...any)
 
 	rings chan struct{} // one slot: a notification came
@@ -84,8 +85,8 @@ const (
 	maxReplayWait = time.Minute
 )
 
-func newSettler(primary, replica *DB, wake func(), log func(error, string, ...any)) *settler {
-	return &settler{primary: primary, replica: replica, wake: wake, log: log,
+func newSettler(primary, replica *DB, g *gate, wake func(), log func(error, string, ...any)) *settler {
+	return &settler{primary: primary, replica: replica, gate: g, wake: wake, log: log,
 		rings: make(chan struct{}, 1), waitMS: barrierWait}
 }
 
@@ -112,9 +113,15 @@ func (s *settler) run(ctx context.Context) {
 	}
 }
 
-// settle passes the barrier, then wakes the load, or, with a replica,
-// asks for the replica to reach the primary's WAL position first.
+// settle waits until a load could start, passes the barrier, then wakes
+// the load, or, with a replica, asks for the replica to reach the
+// primary's WAL position first.
 func (s *settler) settle(ctx context.Context) {
+	s.gate.wait(ctx)
+	select {
+	case <-s.rings: // came while it waited: the barrier covers it
+	default:
+	}
 	lsn, err := s.barrier(ctx)
 	if err != nil {
 		if ctx.Err() == nil && time.Since(s.lastErr) > 10*time.Second {

@@ -97,7 +97,7 @@ func (l *Loader) watch(ctx context.Context, db *DB, w *wakes) {
 	if l.db != db {
 		replica = l.db
 	}
-	s := newSettler(db, replica, by(w.wakeFlags, ByDatabase), l.logErr)
+	s := newSettler(db, replica, l.gate, by(w.wakeFlags, ByDatabase), l.logErr)
 	l.settler.Store(s)
 	settled := make(chan struct{})
 	go func() {

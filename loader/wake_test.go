@@ -130,13 +130,16 @@ func TestBurstCoalesces(t *testing.T) {
 
 // TestLoadsSpaced: under a steady stream of changes, a notification
 // every millisecond, the flag loads start at most once per load gap (25
-// ms by default), not back to back, and still run all along.
+// ms by default), not back to back, and still run all along; and the
+// barrier before them is passed once a load, not once a notification
+// (before the gate, about one a millisecond: each call of
+// flagpole_barrier on the primary).
 func TestLoadsSpaced(t *testing.T) {
 	loadertest.RequirePostgres(t)
 	r := runLoader(t, loader.Postgres, true)
 	waitFor(t, "the listener is up", func() bool { return r.ld.Status().Listening })
 	before := r.settle(t, "flags", 300*time.Millisecond)
-	notes := r.ld.Status().Notifications
+	notes, barriers := r.ld.Status().Notifications, r.ld.Status().Barriers
 	start := time.Now()
 	for i := 0; time.Since(start) < 600*time.Millisecond; i++ {
 		if _, err := r.db.Exec("SELECT pg_notify('flagpole_changes', 'flags ' || $1::text)", i); err != nil {
@@ -153,7 +156,11 @@ func TestLoadsSpaced(t *testing.T) {
 	if got > most || got < 2 {
 		t.Errorf("%d notifications over %v started %d flag loads, want 2 to %d", sent, took.Round(time.Millisecond), got, most)
 	}
-	t.Logf("%d notifications over %v started %d flag loads", sent, took.Round(time.Millisecond), got)
+	passed := r.ld.Status().Barriers - barriers
+	if passed < 1 || passed > int64(got)+1 {
+		t.Errorf("%d barriers passed before %d flag loads, want 1 to one a load", passed, got)
+	}
+	t.Logf("%d notifications over %v started %d flag loads after %d barriers", sent, took.Round(time.Millisecond), got, passed)
 }
 
 // TestWakeOnWrite: with listening on and hour-long schedules, a vote, a

@@ -1,0 +1,75 @@
+package loader
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// gate says when the next flag load of Run's loop can start: not while
+// one runs, nor within the load gap of the last one's start. The settler
+// waits at it before it passes its barrier: a barrier passed while the
+// load cannot start yet is passed for nothing (the load that starts later
+// needs one passed after the last notification before it), and under a
+// steady stream of votes the notifications come far more often than the
+// loads (at 200 votes a second about three barriers a load, each a call
+// of flagpole_barrier on the primary). Waiting, the settler passes one
+// barrier a load, just before it: every notification that came before
+// the barrier began is covered by it (see settler).
+type gate struct {
+	gap  time.Duration
+	mu   sync.Mutex
+	busy bool
+	last time.Time     // the start of the last load
+	done chan struct{} // one slot: a load ended
+}
+
+func newGate(gap time.Duration) *gate { return &gate{gap: gap, done: make(chan struct{}, 1)} }
+
+// start notes that a load starts now.
+func (g *gate) start() {
+	g.mu.Lock()
+	g.busy, g.last = true, time.Now()
+	g.mu.Unlock()
+}
+
+// end notes that the load started last has ended.
+func (g *gate) end() {
+	g.mu.Lock()
+	g.busy = false
+	g.mu.Unlock()
+	knock(g.done)
+}
+
+// untilOpen returns how long until a load could start: 0 when none runs
+// and the gap since the last start has passed, -1 while one runs.
+func (g *gate) untilOpen() time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.busy {
+		return -1
+	}
+	return max(0, g.gap-time.Since(g.last))
+}
+
+// wait returns once a load could start (or ctx ends).
+func (g *gate) wait(ctx context.Context) {
+	for {
+		d := g.untilOpen()
+		if d == 0 {
+			return
+		}
+		var after <-chan time.Time
+		if d > 0 {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			after = t.C
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-g.done:
+		case <-after:
+		}
+	}
+}
