@@ -3,7 +3,9 @@
 Per case and rate of votes, the medians of the rounds: req/s, the server's
 CPU a request (its CPU over the requests wrk counted), wrk's p99, the
 snapshots swapped in a second; then the open loop's p50 and p99 at its
-fixed rate. Each voting figure also as a ratio to the quiet one. Prints a
+fixed rate. Each voting figure also as a ratio to the quiet one. A
+negative rate is the control: that many votes a second written into
+another database, which the machine pays for and flagpole does not load. Prints a
 Markdown table and writes the medians and the table to OUT.json.
 """
 import json
@@ -43,8 +45,13 @@ def med(xs, k):
     return statistics.median(x[k] for x in xs)
 
 
+def label(rate):
+    """A rate as the table shows it: a negative one is the control's."""
+    return "%d elsewhere" % -rate if rate < 0 else "%d" % rate
+
+
 cases = list(dict.fromkeys(c for c, _ in wrk))
-rates = sorted({r for _, r in wrk})
+rates = sorted({r for _, r in wrk}, key=lambda r: (r < 0, abs(r)))
 out = {"wrk": {}, "open": {}, "writer_votes": votes}
 lines = ["| case | votes/s | req/s | CPU a request | wrk p99 | swaps/s | other CPUs | req/s vs quiet | CPU vs quiet | p99 vs quiet |",
          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -62,22 +69,22 @@ for c in cases:
             ratio = "| %.2f | %.2fx | %.2fx" % (m["rps"] / med(q, "rps"), m["cpu_us"] / med(q, "cpu_us"), m["p99_ms"] / med(q, "p99_ms"))
         else:
             ratio = "| | |"
-        lines.append("| `%s` | %d | %.0f | %.1f µs | %.2f ms | %.1f | %.2f %s |" % (c, rate, m["rps"], m["cpu_us"], m["p99_ms"], m["swaps"], m["others"], ratio))
+        lines.append("| `%s` | %s | %.0f | %.1f µs | %.2f ms | %.1f | %.2f %s |" % (c, label(rate), m["rps"], m["cpu_us"], m["p99_ms"], m["swaps"], m["others"], ratio))
 if opened:
     lines += ["", "| case | votes/s | open-loop rate | p50 | p99 | p99 vs quiet |", "|---|---:|---:|---:|---:|---:|"]
     for c in cases:
         q = opened.get((c, 0))
-        for (cc, rate), xs in sorted(opened.items()):
+        for (cc, rate), xs in sorted(opened.items(), key=lambda kv: (kv[0][1] < 0, abs(kv[0][1]))):
             if cc != c:
                 continue
             m = {k: med(xs, k) for k in ("p50_ms", "p99_ms", "rps", "success")}
             out["open"]["%s@%d" % (c, rate)] = m
             ratio = "%.2fx" % (m["p99_ms"] / med(q, "p99_ms")) if q and rate else ""
-            lines.append("| `%s` | %d | %.0f | %.2f ms | %.2f ms | %s |" % (c, rate, m["rps"], m["p50_ms"], m["p99_ms"], ratio))
+            lines.append("| `%s` | %s | %.0f | %.2f ms | %.2f ms | %s |" % (c, label(rate), m["rps"], m["p50_ms"], m["p99_ms"], ratio))
 for rate, vs in sorted(votes.items()):
     if rate:
         lines.append("")
-        lines.append("writer asked for %d votes/s, committed %s a second (each round)" % (rate, ", ".join("%.0f" % v for v in vs)))
+        lines.append("writer asked for %s votes/s, committed %s a second (each round)" % (label(rate), ", ".join("%.0f" % v for v in vs)))
 table = "\n".join(lines)
 print(table)
 out["table"] = table
