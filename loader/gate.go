@@ -52,24 +52,37 @@ func (g *gate) untilOpen() time.Duration {
 	return max(0, g.gap-time.Since(g.last))
 }
 
-// wait returns once a load could start (or ctx ends).
+// wait returns once a load could start (or ctx ends). The settler is
+// its one caller: the load loop, which alone starts loads, waits for the
+// gap alone (see sleep) and must not take the signal of a load's end.
 func (g *gate) wait(ctx context.Context) {
 	for {
 		d := g.untilOpen()
 		if d == 0 {
 			return
 		}
-		var after <-chan time.Time
 		if d > 0 {
-			t := time.NewTimer(d)
-			defer t.Stop()
-			after = t.C
+			if !sleep(ctx, d) {
+				return
+			}
+			continue
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-g.done:
-		case <-after:
 		}
+	}
+}
+
+// sleep waits for d; false if ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }

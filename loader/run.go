@@ -135,9 +135,8 @@ func (l *Loader) runFlags(ctx context.Context, wake chan struct{}, first chan<- 
 			return nil
 		case <-wake:
 		}
-		if l.gate.untilOpen() > 0 {
-			l.gate.wait(ctx)
-			if ctx.Err() != nil {
+		if d := l.gate.untilOpen(); d > 0 { // no load runs: this loop starts them
+			if !sleep(ctx, d) {
 				return nil
 			}
 			select {

@@ -33,6 +33,8 @@ import (
 //     sees what the notification announced, whatever the replica's lag,
 //     without reading before it has it or waking again later on a timer.
 //
+// The settler passes its barrier only once a load could start (see
+// gate): one barrier a load, for every notification before it began.
 // Which rows the load then reads is decided by its position (see
 // position), not here: the settler only decides when.
 type settler struct {
@@ -117,7 +119,9 @@ func (s *settler) run(ctx context.Context) {
 // the load, or, with a replica, asks for the replica to reach the
 // primary's WAL position first.
 func (s *settler) settle(ctx context.Context) {
-	s.gate.wait(ctx)
+	if s.gate.wait(ctx); ctx.Err() != nil {
+		return
+	}
 	select {
 	case <-s.rings: // came while it waited: the barrier covers it
 	default:
