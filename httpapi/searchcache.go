@@ -24,9 +24,10 @@ import (
 //     memstore.MaxSearchLimit hits from the offset, and the responses
 //     rendered from it, one per q as given and limit), keyed by the same
 //     and the filters and offset (searchKey), with the snapshot it was
-//     made from. It answers every later snapshot whose swaps changed no
-//     flag it matched (see searchView.serves); a swap that did makes
-//     the page again from the kept matches, against the new counts.
+//     made from. It answers every later snapshot whose swaps left its
+//     page as it was (see searchView.serves: no flag it matched changed,
+//     or only by votes that cannot change the page); a swap that may have
+//     makes the page again from the kept matches, against the new counts.
 //
 // Queries that differ only in separators, case, diacritics, word order,
 // repeated words or limit share one run and one view; each spelling has
@@ -55,7 +56,7 @@ func newSearches(maxBytes int64, reg prometheus.Registerer, log *swapLog) (*sear
 			Name: "flagpole_search_refused_total", Help: "Searches refused with 400 because their work would pass the bound.",
 		}),
 		repaged: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "flagpole_search_repaged_total", Help: "Search pages made again from kept matches, without running the index: a swap changed a matched flag, or the filters or offset were new.",
+			Name: "flagpole_search_repaged_total", Help: "Search pages made again from kept matches, without running the index: a swap may have changed the page (a matched flag in it or in its runs of one rank), or the filters or offset were new.",
 		}),
 		pagesMax:  maxBytes / 64,
 		spellings: newSpellings(),
@@ -144,28 +145,32 @@ func (ss *searches) view(s *memstore.Snapshot, r *searchReq) (*searchView, error
 	if ss.matched != nil {
 		m, _ = ss.matched.Get(mk)
 	}
-	if m != nil {
-		ss.repaged.Inc()
-	} else {
+	fresh := m == nil
+	cost := int64(0) // m's cost in the cache, before this page
+	if fresh {
 		var err error
 		if m, err = ss.run(s, r); err != nil {
 			return nil, err
 		}
-		if ss.matched != nil {
-			ss.matched.Set(mk, m, m.Bytes()+int64(len(mk)))
-			ss.matched.Wait() // admitted before the next request looks
-		}
+	} else {
+		ss.repaged.Inc()
+		cost = m.Bytes()
 	}
 	o := r.opt
 	o.Limit = memstore.MaxSearchLimit
-	v := &searchView{m: m, text: s.SearchVersion(), res: m.Page(s, o)}
+	v := &searchView{m: m, res: m.Page(s, o)}
 	v.guard = m.Guard(&v.res, o)
 	for i := range v.res.Hits {
 		v.res.Hits[i].Flag = nil // see searchView.res
 	}
 	v.start(ss.log, s.Serial())
-	if ss.matched != nil {
-		ss.matched.Set(mk, m, m.Bytes()+int64(len(mk))) // the matched words it keeps now
+	// Kept with the matched words the page found: once when it ran, and
+	// again only when a page kept more of them (its cost grew).
+	if b := m.Bytes(); ss.matched != nil && b != cost {
+		ss.matched.Set(mk, m, b+int64(len(mk)))
+		if fresh {
+			ss.matched.Wait() // admitted before the next request looks
+		}
 	}
 	ss.work.Add(float64(v.res.Work))
 	return v, nil

@@ -15,14 +15,14 @@ import (
 // tie-break by total, the votes shown), made from the matches kept for
 // the snapshot's search index (m). It answers the snapshots from the one
 // it was made from (from) up to through, which serves moves forward while
-// the swaps in between change no text and no flag m matched: those
-// snapshots would page m exactly so, to the byte. Once a swap touches m,
-// it is dead: the next request makes a new view from m against the new
-// counts.
+// the swaps in between change no text and leave its page as it was (no
+// flag m matched changed, or only by votes its guard shows cannot change
+// the page): those snapshots would page m exactly so, to the byte. Once
+// a swap touches it, it is dead: the next request makes a new view from
+// m against the new counts.
 type searchView struct {
 	span
-	m    *memstore.Matched
-	text uint64 // the search index's version (memstore.Snapshot.SearchVersion)
+	m *memstore.Matched // found in the search index of version m.Version()
 	// res is the page, its hits without their flags (nil): a view
 	// outlives the snapshot it was made from, and a flag it held would
 	// keep alive the memory the flag was carved with. result puts back
@@ -64,7 +64,7 @@ func (v *searchView) result(s *memstore.Snapshot) *memstore.SearchResult {
 // changed the texts, or a matched flag other than by a vote that leaves
 // the page as it was (memstore.PageGuard.Kept).
 func (v *searchView) touched(r *swapRec) bool {
-	return r.all || r.text != v.text || !v.guard.Kept(v.m, r.slots, r.old, r.now)
+	return r.all || r.text != v.m.Version() || !v.guard.Kept(v.m, r.slots, r.old, r.now)
 }
 
 // viewCost is about the bytes a view's page holds: its key, the result,

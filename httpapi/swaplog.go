@@ -10,9 +10,11 @@ import (
 // swapLog remembers what the last swaps changed (memstore.Snapshot
 // ChangedSlots), so that a search answered from one snapshot can be found
 // to answer a later one the same way: when no swap between them changed
-// a flag the search matched, nor the texts (see searchView.serves). A vote
-// changes one flag, and a search matches a few hundred of 100,000, so
-// most searches outlive most swaps under a steady stream of votes. It is
+// the texts or a flag the search matched, other than by votes that cannot
+// change its page (see searchView.serves), and the same for a list page
+// (listView). A vote changes one flag, and a search matches a few hundred
+// of 100,000, so most searches outlive most swaps under a steady stream
+// of votes. It is
 // written by the store's OnSwap hook, before readers see the snapshot,
 // and read without a lock.
 type swapLog struct {
@@ -46,7 +48,8 @@ type swapRec struct {
 	slots        []int32
 	all          bool
 	// old and now are the list entries of the flags of slots before and
-	// after the swap (memstore.PageKept), when there are at most
+	// after the swap (for memstore.PageKept and PageGuard.Kept), when
+	// there are at most
 	// maxLoggedEntries of them and the snapshot before is the base; nil
 	// otherwise.
 	old, now []memstore.ListEntry
@@ -54,7 +57,8 @@ type swapRec struct {
 
 // maxLoggedEntries is the most changed flags a record keeps the list
 // entries of: a swap that changed more counts, for the list pages, as
-// having changed every flag. Under 1,000 votes a second the loads swap
+// having changed every flag, and, for the search pages, as touching each
+// page whose matches it changed. Under 1,000 votes a second the loads swap
 // about 4 snapshots a second at 100,000 flags, about 250 flags each. The
 // log holds at most swapLogLen times twice that many entries, of about
 // 100 bytes each: 6.5 MB.

@@ -102,7 +102,7 @@ func TestSwapLog(t *testing.T) {
 func touches(s *memstore.Snapshot, m *memstore.Matched) func(*swapRec) bool {
 	o := memstore.FindOptions{Limit: memstore.MaxSearchLimit}
 	res := m.Page(s, o)
-	v := &searchView{m: m, text: s.SearchVersion(), guard: m.Guard(&res, o)}
+	v := &searchView{m: m, guard: m.Guard(&res, o)}
 	return v.touched
 }
 
@@ -133,7 +133,9 @@ func TestSwapLogSiblings(t *testing.T) {
 	if err != nil || m.Len() == 0 {
 		t.Fatalf("the query matches nothing (%v): the test tests nothing", err)
 	}
-	v := &searchView{m: m, text: a.SearchVersion()}
+	o := memstore.FindOptions{Limit: memstore.MaxSearchLimit}
+	res := m.Page(a, o)
+	v := &searchView{m: m, guard: m.Guard(&res, o)}
 	v.start(l, a.Serial())
 	build := func(i int) *memstore.Snapshot {
 		in := ins[i]

@@ -69,8 +69,9 @@ func (g *PageGuard) Bytes() int64 { return int64(4*len(g.slots)) + int64(len(g.o
 // same search index. It is when none of them is a matched flag, or each
 // matched one changed only its counts, keeps its dominant side where the
 // page filters by it, and is not in a rank group the page shows part of
-// (or is not a flag the filters keep). False whenever it cannot tell
-// (old and now not given).
+// (or is not a flag the filters keep). Without old and now (a swap of
+// more flags than the log keeps entries of) it reports whether no
+// matched flag changed at all.
 func (g *PageGuard) Kept(m *Matched, slots []int32, old, now []ListEntry) bool {
 	if len(old) != len(slots) || len(now) != len(slots) {
 		return !m.Touches(slots)

@@ -77,6 +77,10 @@ func (s *Snapshot) SearchVersion() uint64 {
 	return s.search.version
 }
 
+// Version is the version of the search index m was found in
+// (Snapshot.SearchVersion).
+func (m *Matched) Version() uint64 { return m.version }
+
 // Len is the number of flags that matched.
 func (m *Matched) Len() int { return len(m.hits) }
 
