@@ -38,14 +38,7 @@ func (e *ListEntry) in(q *ListQuery) bool {
 // compare is -1 or +1 as e comes before or after o in q's order (its
 // sort and direction, ties total desc, then id asc), 0 for one flag.
 func (e *ListEntry) compare(o *ListEntry, q *ListQuery) int {
-	key := func(x *ListEntry) placeKey {
-		k := x.keys[q.Sort]
-		if q.Desc {
-			k = ^k
-		}
-		return placeKey{key: k, total: ^x.total, id: x.id}
-	}
-	return key(e).compare(key(o))
+	return placeFor(e.keys[q.Sort], q.Desc, e.total, e.id).compare(placeFor(o.keys[q.Sort], q.Desc, o.total, o.id))
 }
 
 // PageKept reports whether the page of q a snapshot gave, whose first and

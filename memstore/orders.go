@@ -346,9 +346,15 @@ func (s *Snapshot) compare(srt Sort, desc bool, i, j int32) int {
 // desc (see compare).
 func (s *Snapshot) place(srt Sort, desc bool, i int32) placeKey {
 	f := s.flags.at(i)
-	k := sortKey(f, srt)
+	return placeFor(sortKey(f, srt), desc, f.Total(), f.ID())
+}
+
+// placeFor is the place of a flag of sort key key (in the ascending
+// direction), total and id, in the direction desc: the key (complemented
+// when descending), then the total descending, then the id.
+func placeFor(key int64, desc bool, total int64, id string) placeKey {
 	if desc {
-		k = ^k
+		key = ^key
 	}
-	return placeKey{key: k, total: ^f.Total(), id: f.ID()}
+	return placeKey{key: key, total: ^total, id: id}
 }
