@@ -14,7 +14,7 @@ import (
 // and its place, so the page's groups keep theirs. Kept tells, from the
 // swap's list entries of the changed flags, whether a swap is such a one.
 type PageGuard struct {
-	o FindOptions // the page's filters
+	filter ListQuery // the page's filters (its sort, limit and offset unused)
 	// slots are the flags of the rank groups the page's hits are in,
 	// ascending; wide is set instead when they are more than
 	// maxGuardSlots (then any count-only change to a matched flag that
@@ -29,7 +29,7 @@ const maxGuardSlots = 4096
 
 // Guard is the guard of res, the page Page gave m with o's filters.
 func (m *Matched) Guard(res *SearchResult, o FindOptions) PageGuard {
-	g := PageGuard{o: FindOptions{Category: o.Category, HasCategory: o.HasCategory, Region: o.Region,
+	g := PageGuard{filter: ListQuery{Category: o.Category, HasCategory: o.HasCategory, Region: o.Region,
 		HasRegion: o.HasRegion, Dominant: o.Dominant, HasDominant: o.HasDominant}}
 	if len(res.Hits) == 0 {
 		return g
@@ -61,7 +61,7 @@ func (m *Matched) groupOf(r float64) int {
 }
 
 // Bytes is about the memory g holds.
-func (g *PageGuard) Bytes() int64 { return int64(4*len(g.slots)) + int64(len(g.o.Region)) + 64 }
+func (g *PageGuard) Bytes() int64 { return int64(4*len(g.slots)) + int64(len(g.filter.Region)) + 64 }
 
 // Kept reports whether the page g guards, of m, is the page a snapshot
 // gives whose flags differ from the page's snapshot only in slots, each
@@ -81,10 +81,10 @@ func (g *PageGuard) Kept(m *Matched, slots []int32, old, now []ListEntry) bool {
 			continue
 		}
 		o, n := &old[i], &now[i]
-		if !n.countsOnlySince(o) || g.o.HasDominant && o.dom != n.dom {
+		if !n.countsOnlySince(o) || g.filter.HasDominant && o.dom != n.dom {
 			return false // in or out of the filters, or more than its counts
 		}
-		if !g.keeps(n) {
+		if !n.in(&g.filter) {
 			continue // not in the page's list before or after
 		}
 		if g.wide {
@@ -95,12 +95,6 @@ func (g *PageGuard) Kept(m *Matched, slots []int32, old, now []ListEntry) bool {
 		}
 	}
 	return true
-}
-
-// keeps reports whether e passes g's filters.
-func (g *PageGuard) keeps(e *ListEntry) bool {
-	return (!g.o.HasCategory || e.cat == g.o.Category) && (!g.o.HasRegion || e.region == g.o.Region) &&
-		(!g.o.HasDominant || e.dom == g.o.Dominant)
 }
 
 // countsOnlySince reports whether e is the flag o was, differing at most
