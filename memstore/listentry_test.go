@@ -1,10 +1,8 @@
 package memstore
 
 import (
-	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 )
 
 // Across random ticks of votes (which move flags in every order and
@@ -12,16 +10,7 @@ import (
 // says the tick keeps is the page the new snapshot gives: the same flags,
 // as the same records, and the same total.
 func TestPageKept(t *testing.T) {
-	r := rand.New(rand.NewPCG(50, 4))
-	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	var ins []FlagInput
-	for i := range 300 {
-		ins = append(ins, matchedInput(r, i, now))
-	}
-	s, err := Build(nil, Change{Full: true, Flags: ins, LoadedAt: now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, now, ins, s := matchedSnapshot(t, 50, 4, 300)
 	var queries []ListQuery
 	for srt := range NumSorts {
 		for _, desc := range []bool{false, true} {

@@ -2,7 +2,6 @@ package memstore
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -15,16 +14,7 @@ import (
 // that a vote on one of their matches did not change (a vote ranked
 // elsewhere), which Touches alone would not.
 func TestPageGuardAcrossVotes(t *testing.T) {
-	r := rand.New(rand.NewPCG(51, 2))
-	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	var ins []FlagInput
-	for i := range 400 {
-		ins = append(ins, matchedInput(r, i, now))
-	}
-	s, err := Build(nil, Change{Full: true, Flags: ins, LoadedAt: now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, now, ins, s := matchedSnapshot(t, 51, 2, 400)
 	queries := []string{"bus", "red car", "green", "phone late", "cards bus", "yellow"}
 	opts := []FindOptions{{Limit: 5}, {Limit: 3, Offset: 7}, {Limit: 10, Offset: 40}, {Limit: 2, Offset: 300},
 		{Limit: 5, HasDominant: true, Dominant: Green}, {Limit: 4, HasDominant: true, Dominant: Red, Offset: 3},

@@ -34,22 +34,31 @@ func matchedInput(r *rand.Rand, i int, now time.Time) FlagInput {
 		Red: int64(r.IntN(5)), Green: int64(r.IntN(5))}
 }
 
+// matchedSnapshot builds n flags of matchedInput, drawn from the random
+// source of seeds s1 and s2 (returned to draw on), and the snapshot of
+// them.
+func matchedSnapshot(t *testing.T, s1, s2 uint64, n int) (*rand.Rand, time.Time, []FlagInput, *Snapshot) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(s1, s2))
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	ins := make([]FlagInput, n)
+	for i := range ins {
+		ins[i] = matchedInput(r, i, now)
+	}
+	s, err := Build(nil, Change{Full: true, Flags: ins, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, now, ins, s
+}
+
 // A Matched found in one snapshot pages every later snapshot with the
 // same search index as a build from scratch of that snapshot's data
 // finds: across random vote ticks (which keep the index, and may reorder
 // ties and flip dominant colours) and edits (which change it). And a tick
 // whose changes touch none of a Matched's flags pages it as before.
 func TestMatchedAcrossVotes(t *testing.T) {
-	r := rand.New(rand.NewPCG(50, 1))
-	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	var ins []FlagInput
-	for i := range 120 {
-		ins = append(ins, matchedInput(r, i, now))
-	}
-	s, err := Build(nil, Change{Full: true, Flags: ins, LoadedAt: now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, now, ins, s := matchedSnapshot(t, 50, 1, 120)
 	queries := []string{"bus", "bu", "red car", "green", "phone late", "yelow", "cards bus"}
 	opts := []FindOptions{{Limit: 50}, {Limit: 3}, {Limit: 5, Offset: 4}, {Limit: 50, Offset: 49},
 		{Limit: 10, HasDominant: true, Dominant: Green}, {Limit: 10, HasDominant: true, Dominant: Yellow, Offset: 2},
