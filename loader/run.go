@@ -165,12 +165,8 @@ func retry(ctx context.Context, load func() error, failed func(error, time.Durat
 			return ctx.Err()
 		}
 		failed(err, wait)
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !sleep(ctx, wait) {
 			return ctx.Err()
-		case <-t.C:
 		}
 	}
 }
