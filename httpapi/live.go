@@ -79,8 +79,8 @@ func (a *API) Apply(s Settings) (notApplied []string) {
 		return []string{"cache_mb: turning the caches on or off takes a restart"}
 	}
 	a.live.cacheBytes.Store(s.CacheBytes)
-	// The shares of New: an eighth for the response cache, a quarter more
-	// for the searches'.
+	// The shares of New: an eighth for the response cache, three eighths
+	// more for the searches' (searchBytes).
 	a.cache.resize(s.CacheBytes - s.CacheBytes*3/8 - s.CacheBytes/4 - s.CacheBytes/4)
 	a.searches.resize(searchBytes(s.CacheBytes))
 	if s.CacheBytes == a.opt.CacheBytes {

@@ -47,7 +47,7 @@ type pageKey struct {
 
 // serves reports whether v answers the snapshot of serial n as a page
 // made from it would: n is from or after v's snapshot, and no swap up to
-// it changed the texts or a flag v's matches hold.
+// it touched v (see touched).
 func (v *searchView) serves(n uint64) bool { return v.span.serves(n, v.touched) }
 
 // result is v's page with the flags of s, a snapshot v serves.

@@ -14,9 +14,8 @@ import (
 // change its page (see searchView.serves), and the same for a list page
 // (listView). A vote changes one flag, and a search matches a few hundred
 // of 100,000, so most searches outlive most swaps under a steady stream
-// of votes. It is
-// written by the store's OnSwap hook, before readers see the snapshot,
-// and read without a lock.
+// of votes. It is written by the store's OnSwap hook, before readers see
+// the snapshot, and read without a lock.
 type swapLog struct {
 	mu   sync.Mutex // the writers': the hook, and anchor
 	recs [swapLogLen]atomic.Pointer[swapRec]
@@ -49,9 +48,8 @@ type swapRec struct {
 	all          bool
 	// old and now are the list entries of the flags of slots before and
 	// after the swap (for memstore.PageKept and PageGuard.Kept), when
-	// there are at most
-	// maxLoggedEntries of them and the snapshot before is the base; nil
-	// otherwise.
+	// there are at most maxLoggedEntries of them and the snapshot before
+	// is the base; nil otherwise.
 	old, now []memstore.ListEntry
 }
 
