@@ -3,7 +3,8 @@ package loader
 import "context"
 
 // SetHookAfterFlags sets the function a load runs between its read of the
-// flags and its count of them (nil: none).
+// flags and its count of them (nil: none); a load in one message (on
+// PostgreSQL) runs it once every read is done.
 func SetHookAfterFlags(f func()) { testHookAfterFlags = f }
 
 // Barrier passes the barrier before a load on primary as a woken load

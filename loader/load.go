@@ -27,6 +27,15 @@ func (db *DB) readFlags(ctx context.Context, r reader, query string, args ...any
 		return nil, err
 	}
 	defer rows.Close()
+	out, err := scanFlags(rows)
+	if err != nil {
+		return nil, err
+	}
+	return out, rows.Err()
+}
+
+// scanFlags converts the rows of a flag query (its current result set).
+func scanFlags(rows *sql.Rows) ([]memstore.FlagInput, error) {
 	var out []memstore.FlagInput
 	for rows.Next() {
 		f, err := scanFlagRow(rows)
@@ -55,15 +64,7 @@ func (db *DB) readVoteTimes(ctx context.Context, r reader, cut time.Time, ids []
 			return err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			var id string
-			var ms int64
-			if err := rows.Scan(&id, &ms); err != nil {
-				return err
-			}
-			out[id] = append(out[id], ms)
-		}
-		return rows.Err()
+		return scanVoteTimes(rows, out)
 	}
 	if ids == nil {
 		if err := scan(db.q.voteTimes, tsText(cut)); err != nil {
@@ -86,56 +87,85 @@ func (db *DB) readVoteTimes(ctx context.Context, r reader, cut time.Time, ids []
 	return out, nil
 }
 
+// scanVoteTimes adds the rows of a vote-times query (its current result
+// set: flag id, Unix ms) to out.
+func scanVoteTimes(rows *sql.Rows, out map[string][]int64) error {
+	for rows.Next() {
+		var id string
+		var ms int64
+		if err := rows.Scan(&id, &ms); err != nil {
+			return err
+		}
+		out[id] = append(out[id], ms)
+	}
+	return rows.Err()
+}
+
 // readAggregates counts the users and, from the vote windows (rebuilt on
 // a full load, else updated with the votes of the flags given), the votes
 // of the last 24 hours, 7 and 30 days; and it says how many vote times it
 // read.
 func (l *Loader) readAggregates(ctx context.Context, r reader, full bool, flags []memstore.FlagInput, now time.Time) (memstore.Aggregates, int, error) {
-	var a memstore.Aggregates
-	if err := r.QueryRowContext(ctx, l.db.q.users).Scan(&a.Users); err != nil {
-		return a, 0, err
+	var users int64
+	if err := r.QueryRowContext(ctx, l.db.q.users).Scan(&users); err != nil {
+		return memstore.Aggregates{}, 0, err
 	}
-	read := 0 // vote times
-	count := func(times map[string][]int64) {
-		for _, ts := range times {
-			read += len(ts)
-		}
-	}
-	w := l.votes
-	cut := now.Add(-voteWindow)
-	if full || w == nil || !w.covers(now) {
-		times, err := l.db.readVoteTimes(ctx, r, cut, nil)
-		if err != nil {
-			return a, 0, err
-		}
-		count(times)
-		w = newVoteWindows(now)
-		for id, ts := range times {
-			w.setFlag(id, ts)
+	var times map[string][]int64
+	if l.rebuildsWindows(full, now) {
+		var err error
+		if times, err = l.db.readVoteTimes(ctx, r, now.Add(-voteWindow), nil); err != nil {
+			return memstore.Aggregates{}, 0, err
 		}
 	} else if len(flags) > 0 {
 		ids := make([]string, len(flags))
 		for i := range flags {
 			ids[i] = flags[i].ID
 		}
-		times, err := l.db.readVoteTimes(ctx, r, cut, ids)
-		if err != nil {
-			return a, 0, err
+		var err error
+		if times, err = l.db.readVoteTimes(ctx, r, now.Add(-voteWindow), ids); err != nil {
+			return memstore.Aggregates{}, 0, err
 		}
-		count(times)
+	}
+	a, read := l.aggregates(full, users, flags, times, now)
+	return a, read, nil
+}
+
+// rebuildsWindows is whether a load reads the vote times of every flag
+// and makes the vote windows anew: a full load, or windows that no
+// longer cover now.
+func (l *Loader) rebuildsWindows(full bool, now time.Time) bool {
+	return full || l.votes == nil || !l.votes.covers(now)
+}
+
+// aggregates are the statistics of a load that counted users and read
+// times (by flag id: every approved flag's when rebuildsWindows, else
+// those of flags and perhaps more), and the number of vote times it used.
+func (l *Loader) aggregates(full bool, users int64, flags []memstore.FlagInput, times map[string][]int64, now time.Time) (memstore.Aggregates, int) {
+	a := memstore.Aggregates{Users: users}
+	read := 0 // vote times
+	w := l.votes
+	if l.rebuildsWindows(full, now) {
+		w = newVoteWindows(now)
+		for id, ts := range times {
+			read += len(ts)
+			w.setFlag(id, ts)
+		}
+	} else {
 		// Idempotent: a tick that fails after this reads the same flags
 		// again and sets the same times.
 		for i := range flags {
 			if flags[i].Approved {
-				w.setFlag(flags[i].ID, times[flags[i].ID])
+				ts := times[flags[i].ID]
+				read += len(ts)
+				w.setFlag(flags[i].ID, ts)
 			} else {
 				w.setFlag(flags[i].ID, nil)
 			}
 		}
 	}
 	l.votes = w
-	a.VotesLast24h, a.Last7d, a.Last30d = w.since(now.Add(-24*time.Hour)), w.since(now.Add(-7*24*time.Hour)), w.since(cut)
-	return a, read, nil
+	a.VotesLast24h, a.Last7d, a.Last30d = w.since(now.Add(-24*time.Hour)), w.since(now.Add(-7*24*time.Hour)), w.since(now.Add(-voteWindow))
+	return a, read
 }
 
 // ReadKeys reads the active API keys.
@@ -236,6 +266,12 @@ func (db *DB) readChanges(ctx context.Context, r reader, from position) ([]chang
 		return nil, err
 	}
 	defer rows.Close()
+	return scanChanges(rows)
+}
+
+// scanChanges converts the rows of a data_changes query (its current
+// result set).
+func scanChanges(rows *sql.Rows) ([]change, error) {
 	var out []change
 	for rows.Next() {
 		var c change

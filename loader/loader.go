@@ -227,6 +227,11 @@ type loadResult struct {
 // the rows the last load's position has not seen (see position); a full
 // one every approved flag.
 func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTrends bool, now time.Time) (*loadResult, int, error) {
+	if l.coversAtOnce(prev, full, withTrends, now) {
+		if res, n, err := l.readAtOnce(ctx, prev, withTrends, now); !errors.Is(err, errMore) {
+			return res, n, err
+		}
+	}
 	ld, err := l.db.beginLoad(ctx, l.pos)
 	if err != nil {
 		return nil, 0, fmt.Errorf("load: %w", err)

@@ -2,9 +2,11 @@ package loader
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 )
 
 // queries holds the statements whose text differs between dialects; they
@@ -18,9 +20,13 @@ type queries struct {
 	users         string
 	voteTimes     string // every vote of an approved flag since ?
 	voteTimesOf   string // the votes since ? of some flags: IN (?) expanded by sqlx.In
-	activeKeys    string
-	snapshotDay   string
-	allFlags      string // every flag whatever its status, by id in byte order (export)
+	// atOnce is an incremental load's reads on PostgreSQL as one message
+	// (see Loader.readAtOnce), its ? to be filled by literally: the
+	// unseenArgs twice, the vote window's edge, the unseenArgs again.
+	atOnce      string
+	activeKeys  string
+	snapshotDay string
+	allFlags    string // every flag whatever its status, by id in byte order (export)
 }
 
 // ms is the dialect's expression for a timestamp column in Unix
@@ -80,6 +86,28 @@ func dayParam(d Dialect) string {
 	return "?"
 }
 
+// literally fills the ? of query, in order, with args as SQL string
+// literals, for a statement sent without parameters (the simple
+// protocol, which alone runs several statements in one message). Only
+// for text this process formats (numbers, the position's arrays, times).
+func literally(query string, args ...string) string {
+	var b strings.Builder
+	for _, a := range args {
+		i := strings.IndexByte(query, '?')
+		if i < 0 {
+			panic("literally: more arguments than placeholders")
+		}
+		b.WriteString(query[:i])
+		b.WriteString(pq.QuoteLiteral(a))
+		query = query[i+1:]
+	}
+	if strings.IndexByte(query, '?') >= 0 {
+		panic("literally: more placeholders than arguments")
+	}
+	b.WriteString(query)
+	return b.String()
+}
+
 // tsText formats t as both dialects compare it: SQLite stores this exact
 // text, PostgreSQL parses it.
 func tsText(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
@@ -117,6 +145,19 @@ func queriesFor(d Dialect) *queries {
 		allFlags:   "SELECT " + cols + " FROM flags ORDER BY id" + byteOrder(d),
 		snapshotDay: "INSERT INTO flag_snapshots (flag_id, day, red, green) " +
 			"SELECT id, " + day + ", red_count, green_count FROM flags WHERE true ON CONFLICT (flag_id, day) DO NOTHING",
+	}
+	if d == Postgres {
+		unseen := unseenWhere(d)
+		q.atOnce = strings.Join([]string{
+			"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+			pgTables,
+			"SELECT kind, COALESCE(" + dayTextExpr(d, "day") + ", '') FROM data_changes WHERE " + unseen + " ORDER BY stamp",
+			"SELECT " + cols + " FROM flags WHERE " + unseen,
+			"SELECT count(*) FROM users",
+			"SELECT flag_id, " + msExpr(d, "created_at") + " FROM votes WHERE created_at >= " + ts +
+				" AND flag_id IN (SELECT id FROM flags WHERE " + unseen + ")",
+			"COMMIT",
+		}, ";\n")
 	}
 	bind := bindOf(d)
 	for _, p := range []*string{&q.allApproved, &q.unseenFlags, &q.trendsFrom, &q.trendsDay, &q.unseenChanges,

@@ -19,6 +19,10 @@ type Proxy struct {
 	trigger []byte // stall everything once a client sends this
 	conns   map[net.Conn]bool
 	held    []net.Conn // connections that stalled: open, silent, for good
+	// answered holds the clients whose server sent something since the
+	// client last did; turns counts the times such a client spoke again.
+	answered map[net.Conn]bool
+	turns    int
 }
 
 // NewProxy listens on a loopback port and forwards to target.
@@ -28,7 +32,7 @@ func NewProxy(tb testing.TB, target string) *Proxy {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p := &Proxy{ln: ln, target: target, up: true, conns: map[net.Conn]bool{}}
+	p := &Proxy{ln: ln, target: target, up: true, conns: map[net.Conn]bool{}, answered: map[net.Conn]bool{}}
 	go p.serve()
 	tb.Cleanup(func() {
 		ln.Close()
@@ -90,6 +94,15 @@ func (p *Proxy) Restore() {
 	p.mu.Unlock()
 }
 
+// Turns is the number of round trips the clients made: the times one
+// sent something after its server had answered it (a client's first
+// message counts too; bytes a side sends in several pieces count once).
+func (p *Proxy) Turns() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.turns
+}
+
 // Held is the number of connections the proxy holds silent.
 func (p *Proxy) Held() int {
 	p.mu.Lock()
@@ -124,14 +137,16 @@ func (p *Proxy) serve() {
 		p.mu.Lock()
 		p.conns[c], p.conns[s] = true, true
 		p.mu.Unlock()
-		go p.pump(s, c, true)
-		go p.pump(c, s, false)
+		p.answered[c] = true
+		go p.pump(s, c, true, c)
+		go p.pump(c, s, false, c)
 	}
 }
 
 // pump copies from src to dst until either closes or the proxy stalls;
-// a stalled pair is moved to held, open and silent.
-func (p *Proxy) pump(dst, src net.Conn, fromClient bool) {
+// a stalled pair is moved to held, open and silent. client is the pair's
+// client side.
+func (p *Proxy) pump(dst, src net.Conn, fromClient bool, client net.Conn) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
@@ -139,6 +154,12 @@ func (p *Proxy) pump(dst, src net.Conn, fromClient bool) {
 			p.mu.Lock()
 			if fromClient && p.trigger != nil && bytes.Contains(buf[:n], p.trigger) {
 				p.stalled = true
+			}
+			if p.answered[client] == fromClient {
+				p.answered[client] = !fromClient
+				if fromClient {
+					p.turns++
+				}
 			}
 			stalled := p.stalled
 			if stalled && p.conns[src] {
@@ -157,6 +178,11 @@ func (p *Proxy) pump(dst, src net.Conn, fromClient bool) {
 		}
 		if err != nil {
 			dst.Close()
+			if fromClient {
+				p.mu.Lock()
+				delete(p.answered, client)
+				p.mu.Unlock()
+			}
 			return
 		}
 	}

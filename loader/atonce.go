@@ -1,0 +1,139 @@
+package loader
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/flagpole/flagpole/memstore"
+)
+
+// An incremental load on PostgreSQL asks the server twice: the position
+// (which must come before the load's snapshot, see position), then every
+// read in one message of the simple protocol, BEGIN to COMMIT, the
+// position's stamps written into the statements as literals (queries.
+// atOnce). Asked one statement at a time, as on SQLite and for the loads
+// this one does not cover, a load took nine round trips, each waking
+// flagpole and a PostgreSQL backend: at 200 votes a second, with loads
+// swapping in 38 snapshots a second, that was most of what the loads cost
+// either process (bench/README.md, "one message a load").
+//
+// A load that finds in what it read that it needs more (rows of
+// data_changes: a bulk write or a daily snapshot; tables with new
+// storage; another server) reads the long way instead: readAtOnce reports
+// it did not load, and read runs the statements one by one.
+
+// errMore is readAtOnce's: the load needs more than one message reads.
+var errMore = errors.New("the load needs the long way")
+
+// coversAtOnce is whether read may try readAtOnce: an incremental load on
+// PostgreSQL after one that read something, whose trend history (if it
+// loads trends) and vote windows are there to update.
+func (l *Loader) coversAtOnce(prev *memstore.Snapshot, full, withTrends bool, now time.Time) bool {
+	return l.db.Dialect == Postgres && !full && prev != nil && !l.pos.zero() &&
+		(!withTrends || prev.Trends != nil) && !l.rebuildsWindows(false, now)
+}
+
+// readAtOnce is read's incremental load in one message (see above); it
+// returns errMore, having changed nothing, when the load needs more.
+func (l *Loader) readAtOnce(ctx context.Context, prev *memstore.Snapshot, withTrends bool, now time.Time) (*loadResult, int, error) {
+	conn, err := l.db.Conn(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("load: %w", err)
+	}
+	defer conn.Close()
+	pos, moved, err := l.db.pgPosition(ctx, conn, l.pos)
+	if err != nil {
+		return nil, 0, fmt.Errorf("load: %w", err)
+	}
+	if moved {
+		return nil, 0, errMore
+	}
+	r, err := l.readMessage(ctx, conn, now)
+	if err != nil {
+		// The message may have left its transaction open, or failed:
+		// the connection is not given back to the pool.
+		conn.Raw(func(any) error { return driver.ErrBadConn })
+		return nil, 0, fmt.Errorf("load: %w", err)
+	}
+	if testHookAfterFlags != nil {
+		testHookAfterFlags()
+	}
+	pos.tables = r.tables
+	if (l.pos.tables != "" && l.pos.tables != r.tables) || len(r.changes) > 0 {
+		return nil, 0, errMore
+	}
+	var trends *memstore.Trends
+	if withTrends {
+		trends = prev.Trends.Update(nil, memstore.DayOf(now)-(memstore.TrendDays-1))
+	}
+	voted := unheld(prev, r.flags)
+	agg, voteRows := l.aggregates(false, r.users, voted, r.times, now)
+	snap, err := memstore.Build(prev, memstore.Change{Flags: r.flags, Trends: trends, Aggregates: agg, LoadedAt: now})
+	if err != nil {
+		return nil, 0, fmt.Errorf("build snapshot: %w", err)
+	}
+	return &loadResult{Snapshot: snap, pos: pos, flagRows: len(r.flags)}, len(r.flags) + voteRows, nil
+}
+
+// message is what readMessage read.
+type message struct {
+	tables  string
+	changes []change
+	flags   []memstore.FlagInput
+	users   int64
+	times   map[string][]int64 // the votes in the window of the flags read
+}
+
+// readMessage sends queries.atOnce from l.pos and reads its result sets
+// in order.
+func (l *Loader) readMessage(ctx context.Context, conn *sql.Conn, now time.Time) (*message, error) {
+	next, running := l.db.unseenArgs(l.pos)
+	query := literally(l.db.q.atOnce, next, running, next, running, tsText(now.Add(-voteWindow)), next, running)
+	rows, err := conn.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	m := &message{times: map[string][]int64{}}
+	var tables sql.NullString
+	sets := []func() error{
+		func() error { return scanOne(rows, &tables) },
+		func() (err error) { m.changes, err = scanChanges(rows); return err },
+		func() (err error) { m.flags, err = scanFlags(rows); return err },
+		func() error { return scanOne(rows, &m.users) },
+		func() error { return scanVoteTimes(rows, m.times) },
+	}
+	for i, scan := range sets {
+		if i > 0 && !rows.NextResultSet() {
+			return nil, fmt.Errorf("the load's message returned %d result sets, want %d: %v", i, len(sets), rows.Err())
+		}
+		if err := scan(); err != nil {
+			return nil, err
+		}
+	}
+	if err := rows.Close(); err != nil { // reads to the COMMIT's end
+		return nil, err
+	}
+	m.tables = tables.String
+	return m, nil
+}
+
+// scanOne scans the one row of the current result set into dest.
+func scanOne(rows *sql.Rows, dest ...any) error {
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return err
+	}
+	for rows.Next() {
+	}
+	return rows.Err()
+}

@@ -1,0 +1,105 @@
+package loader_test
+
+import (
+	"context"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/flagpole/flagpole/loader"
+	"github.com/flagpole/flagpole/loader/loadertest"
+	"github.com/flagpole/flagpole/memstore"
+)
+
+// TestLoadInOneMessage: on PostgreSQL an incremental load asks the
+// server twice (its position, then every read in one message), counted
+// on the wire by a proxy, and shows what it read: a vote (counts, the
+// vote windows), a new user, a flag approved. A load that finds a row of
+// data_changes (here the daily snapshot) reads the long way and shows
+// the day. Statement by statement, a load took eight round trips.
+func TestLoadInOneMessage(t *testing.T) {
+	_, raw := loadertest.Open(t, loader.Postgres)
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := loadertest.NewProxy(t, u.Host)
+	u.Host = proxy.Addr()
+	ctx := context.Background()
+	db, err := loader.Open(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Seed(ctx, loader.SeedOptions{Flags: 20, Users: 3, Days: 2, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	store := &memstore.Store{}
+	ld := loader.New(db, store, loader.Options{})
+	if err := ld.LoadFlags(ctx); err != nil {
+		t.Fatal(err)
+	}
+	load := func(what string) (turns int) {
+		t.Helper()
+		before := proxy.Turns()
+		if err := ld.LoadFlags(ctx); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return proxy.Turns() - before
+	}
+	oneMessage := func(what string) {
+		t.Helper()
+		if n := load(what); n > 2 {
+			t.Errorf("%s: the load made %d round trips, want 2 (its position, one message)", what, n)
+		}
+		if ld.Status().LastFull {
+			t.Errorf("%s: the load read everything", what)
+		}
+	}
+
+	oneMessage("nothing changed")
+
+	var id string
+	if err := db.Get(&id, "SELECT id FROM flags WHERE status = 'APPROVED' ORDER BY id LIMIT 1"); err != nil {
+		t.Fatal(err)
+	}
+	red, _, _ := counts(store, id)
+	st := store.Snapshot().Stats()
+	db.MustExec("INSERT INTO users (id) VALUES ('one-message')")
+	db.MustExec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, 'one-message', 'red')", id)
+	oneMessage("a vote")
+	if got, _, _ := counts(store, id); got != red+1 {
+		t.Errorf("the vote does not show: red %d, want %d", got, red+1)
+	}
+	now := store.Snapshot().Stats()
+	if now.UsersTotal != st.UsersTotal+1 || now.VotesLast24h != st.VotesLast24h+1 || now.VotesLast30d != st.VotesLast30d+1 {
+		t.Errorf("stats after a vote by a new user: users %d, last 24h %d, last 30d %d; want %d, %d, %d",
+			now.UsersTotal, now.VotesLast24h, now.VotesLast30d, st.UsersTotal+1, st.VotesLast24h+1, st.VotesLast30d+1)
+	}
+
+	n := store.Snapshot().Len()
+	db.MustExec("INSERT INTO flags (id, slug, status, category, text_tr, text_en, text_de, text_es) " +
+		"VALUES ('one-message', 'one-message', 'PENDING', 'SOCIAL', 'a', 'b', 'c', 'd')")
+	oneMessage("a flag proposed")
+	db.MustExec("UPDATE flags SET status = 'APPROVED' WHERE id = 'one-message'")
+	oneMessage("a flag approved")
+	if got := store.Snapshot().Len(); got != n+1 {
+		t.Errorf("%d flags after one was approved, want %d", got, n+1)
+	}
+
+	today := time.Now().UTC()
+	if _, err := db.SnapshotDay(ctx, today); err != nil {
+		t.Fatal(err)
+	}
+	if n := load("a daily snapshot"); n <= 2 {
+		t.Errorf("the load after a daily snapshot made %d round trips: it cannot have read the day", n)
+	}
+	tr := store.Snapshot().Trends
+	if tr == nil {
+		t.Fatal("no trend history after the daily snapshot")
+	}
+	if len(tr.Of(id, memstore.DayOf(today), memstore.DayOf(today))) != 1 {
+		t.Errorf("the daily snapshot of %s does not show in the trends", id)
+	}
+	oneMessage("after the daily snapshot")
+}
