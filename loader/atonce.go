@@ -22,9 +22,11 @@ import (
 // either process (bench/README.md, "one message a load").
 //
 // A load that finds in what it read that it needs more (rows of
-// data_changes: a bulk write or a daily snapshot; tables with new
-// storage; another server) reads the long way instead: readAtOnce reports
-// it did not load, and read runs the statements one by one.
+// data_changes: a bulk write, a daily snapshot, users deleted; tables
+// with new storage; another server) reads the long way instead:
+// readAtOnce reports it did not load, and read runs the statements one by
+// one. The message counts the users only when one was added since the
+// last load (migration 00006); the long way always counts them.
 
 // errMore is readAtOnce's: the load needs more than one message reads.
 var errMore = errors.New("the load needs the long way")
@@ -71,7 +73,10 @@ func (l *Loader) readAtOnce(ctx context.Context, prev *memstore.Snapshot, withTr
 		trends = prev.Trends.Update(nil, memstore.DayOf(now)-(memstore.TrendDays-1))
 	}
 	voted := unheld(prev, r.flags)
-	agg, voteRows := l.aggregates(false, r.users, voted, r.times, now)
+	if r.users.Valid {
+		l.users = r.users.Int64
+	}
+	agg, voteRows := l.aggregates(false, l.users, voted, r.times, now)
 	snap, err := memstore.Build(prev, memstore.Change{Flags: r.flags, Trends: trends, Aggregates: agg, LoadedAt: now})
 	if err != nil {
 		return nil, 0, fmt.Errorf("build snapshot: %w", err)
@@ -84,7 +89,7 @@ type message struct {
 	tables  string
 	changes []change
 	flags   []memstore.FlagInput
-	users   int64
+	users   sql.NullInt64      // counted only when a user was added
 	times   map[string][]int64 // the votes in the window of the flags read
 }
 
@@ -92,7 +97,7 @@ type message struct {
 // in order.
 func (l *Loader) readMessage(ctx context.Context, conn *sql.Conn, now time.Time) (*message, error) {
 	next, running := l.db.unseenArgs(l.pos)
-	query := literally(l.db.q.atOnce, next, running, next, running, tsText(now.Add(-voteWindow)), next, running)
+	query := literally(l.db.q.atOnce, next, running, next, running, next, running, tsText(now.Add(-voteWindow)), next, running)
 	rows, err := conn.QueryContext(ctx, query)
 	if err != nil {
 		return nil, err

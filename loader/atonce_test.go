@@ -14,7 +14,8 @@ import (
 // TestLoadInOneMessage: on PostgreSQL an incremental load asks the
 // server twice (its position, then every read in one message), counted
 // on the wire by a proxy, and shows what it read: a vote (counts, the
-// vote windows), a new user, a flag approved. A load that finds a row of
+// vote windows), a new user (counted only then), users deleted (counted
+// again the long way), a flag approved. A load that finds a row of
 // data_changes (here the daily snapshot) reads the long way and shows
 // the day. Statement by statement, a load took eight round trips.
 func TestLoadInOneMessage(t *testing.T) {
@@ -76,6 +77,29 @@ func TestLoadInOneMessage(t *testing.T) {
 		t.Errorf("stats after a vote by a new user: users %d, last 24h %d, last 30d %d; want %d, %d, %d",
 			now.UsersTotal, now.VotesLast24h, now.VotesLast30d, st.UsersTotal+1, st.VotesLast24h+1, st.VotesLast30d+1)
 	}
+
+	// A user added without a stamp (its trigger off) is not counted: the
+	// loads count the users only when a stamp or a deletion says they
+	// changed. Deleting users makes the next load count them (the long way).
+	users := store.Snapshot().Stats().UsersTotal
+	db.MustExec("ALTER TABLE users DISABLE TRIGGER users_stamp")
+	db.MustExec("INSERT INTO users (id) VALUES ('unstamped'), ('deleted')")
+	db.MustExec("ALTER TABLE users ENABLE TRIGGER users_stamp")
+	oneMessage("a user added unstamped")
+	if got := store.Snapshot().Stats().UsersTotal; got != users {
+		t.Errorf("users %d after a user was added without a stamp, want %d: the load counted them", got, users)
+	}
+	db.MustExec("DELETE FROM users WHERE id = 'deleted'")
+	if n := load("a user deleted"); n <= 2 {
+		t.Errorf("the load after a user was deleted made %d round trips: it cannot have counted them", n)
+	}
+	if ld.Status().LastFull {
+		t.Error("a user deleted made the load read everything")
+	}
+	if got := store.Snapshot().Stats().UsersTotal; got != users+1 {
+		t.Errorf("users %d after one was deleted, want %d (counted again)", got, users+1)
+	}
+	oneMessage("after the users were counted")
 
 	n := store.Snapshot().Len()
 	db.MustExec("INSERT INTO flags (id, slug, status, category, text_tr, text_en, text_de, text_es) " +

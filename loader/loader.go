@@ -64,6 +64,7 @@ type Loader struct {
 	pos      position   // what the loads have seen (see position)
 	lastFull time.Time
 	votes    *voteWindows // the vote times behind /stats' windows
+	users    int64        // the users the last load counted
 	flagRows int          // flag rows the last load read
 
 	statsMu sync.Mutex
@@ -292,9 +293,12 @@ type bulk struct {
 func bulkOf(unseen []change) bulk {
 	var b bulk
 	for _, c := range unseen {
-		if c.kind == "snapshot" {
+		switch c.kind {
+		case "snapshot":
 			b.snapshotDays = append(b.snapshotDays, c.day)
-		} else {
+		case "users":
+			// Users deleted: the long way counts them (see atonce.go).
+		default:
 			b.full = true
 		}
 	}

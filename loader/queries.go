@@ -22,7 +22,7 @@ type queries struct {
 	voteTimesOf   string // the votes since ? of some flags: IN (?) expanded by sqlx.In
 	// atOnce is an incremental load's reads on PostgreSQL as one message
 	// (see Loader.readAtOnce), its ? to be filled by literally: the
-	// unseenArgs twice, the vote window's edge, the unseenArgs again.
+	// unseenArgs three times, the vote window's edge, the unseenArgs again.
 	atOnce      string
 	activeKeys  string
 	snapshotDay string
@@ -153,7 +153,8 @@ func queriesFor(d Dialect) *queries {
 			pgTables,
 			"SELECT kind, COALESCE(" + dayTextExpr(d, "day") + ", '') FROM data_changes WHERE " + unseen + " ORDER BY stamp",
 			"SELECT " + cols + " FROM flags WHERE " + unseen,
-			"SELECT count(*) FROM users",
+			// NULL unless a user was added since (migration 00006).
+			"SELECT CASE WHEN EXISTS (SELECT 1 FROM users WHERE " + unseen + ") THEN (SELECT count(*) FROM users) END",
 			"SELECT flag_id, " + msExpr(d, "created_at") + " FROM votes WHERE created_at >= " + ts +
 				" AND flag_id IN (SELECT id FROM flags WHERE " + unseen + ")",
 			"COMMIT",
