@@ -16,6 +16,11 @@ ALTER TABLE users ADD COLUMN stamp bigint NOT NULL DEFAULT 0;
 CREATE TRIGGER users_stamp BEFORE INSERT ON users
     FOR EACH ROW EXECUTE FUNCTION flagpole_stamp();
 CREATE INDEX users_stamp_idx ON users (stamp);
+-- The column's statistics now, not at the next autovacuum: without them
+-- the planner guesses a third of the table has stamp >= next, and the
+-- load's EXISTS over users (loader/queries.go, atOnce) scans the table
+-- for a first match it expects at once instead of probing the index.
+ANALYZE users (stamp);
 ALTER TABLE data_changes DROP CONSTRAINT data_changes_kind_check;
 ALTER TABLE data_changes ADD CONSTRAINT data_changes_kind_check
     CHECK (kind IN ('import', 'seed', 'snapshot', 'reload', 'users'));
