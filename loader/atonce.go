@@ -16,7 +16,7 @@ import (
 // read in one message of the simple protocol, BEGIN to COMMIT, the
 // position's stamps written into the statements as literals (queries.
 // atOnce). Asked one statement at a time, as on SQLite and for the loads
-// this one does not cover, a load took nine round trips, each waking
+// this one does not cover, a load took eight round trips, each waking
 // flagpole and a PostgreSQL backend: at 200 votes a second, with loads
 // swapping in 38 snapshots a second, that was most of what the loads cost
 // either process (bench/README.md, "one message a load").
@@ -61,12 +61,12 @@ func (l *Loader) readAtOnce(ctx context.Context, prev *memstore.Snapshot, withTr
 		conn.Raw(func(any) error { return driver.ErrBadConn })
 		return nil, 0, fmt.Errorf("load: %w", err)
 	}
-	if testHookAfterFlags != nil {
-		testHookAfterFlags()
-	}
 	pos.tables = r.tables
 	if (l.pos.tables != "" && l.pos.tables != r.tables) || len(r.changes) > 0 {
 		return nil, 0, errMore
+	}
+	if testHookAfterFlags != nil {
+		testHookAfterFlags()
 	}
 	var trends *memstore.Trends
 	if withTrends {
@@ -114,7 +114,10 @@ func (l *Loader) readMessage(ctx context.Context, conn *sql.Conn, now time.Time)
 	}
 	for i, scan := range sets {
 		if i > 0 && !rows.NextResultSet() {
-			return nil, fmt.Errorf("the load's message returned %d result sets, want %d: %v", i, len(sets), rows.Err())
+			if err := rows.Err(); err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("the load's message returned %d result sets, want %d", i, len(sets))
 		}
 		if err := scan(); err != nil {
 			return nil, err

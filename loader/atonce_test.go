@@ -80,7 +80,9 @@ func TestLoadInOneMessage(t *testing.T) {
 
 	// A user added without a stamp (its trigger off) is not counted: the
 	// loads count the users only when a stamp or a deletion says they
-	// changed. Deleting users makes the next load count them (the long way).
+	// changed (this pins that limit: only a write with its triggers off
+	// goes unseen). Deleting users makes the next load count them (the
+	// long way).
 	users := store.Snapshot().Stats().UsersTotal
 	db.MustExec("ALTER TABLE users DISABLE TRIGGER users_stamp")
 	db.MustExec("INSERT INTO users (id) VALUES ('unstamped'), ('deleted')")
@@ -166,4 +168,60 @@ func TestUserStampsMigrate(t *testing.T) {
 	if got := store.Snapshot().Stats().UsersTotal; got != users+1 {
 		t.Errorf("users %d after one was added, want %d", got, users+1)
 	}
+}
+
+// TestUserAddedInALongTransaction: a user added by a transaction that
+// stays open across loads (its stamp then in the position's running, below
+// next) is counted once it commits, and so is a user deleted by one; no
+// load reads everything for it.
+func TestUserAddedInALongTransaction(t *testing.T) {
+	db, _ := loadertest.Open(t, loader.Postgres)
+	ctx := context.Background()
+	if err := db.Seed(ctx, loader.SeedOptions{Flags: 5, Users: 5, Days: 1, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	store := &memstore.Store{}
+	ld := loader.New(db, store, loader.Options{})
+	load := func() {
+		t.Helper()
+		if err := ld.LoadFlags(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := func(what string, n int64) {
+		t.Helper()
+		if got := store.Snapshot().Stats().UsersTotal; got != n {
+			t.Errorf("%s: users %d, want %d", what, got, n)
+		}
+		if ld.Status().LastFull {
+			t.Errorf("%s: the load read everything", what)
+		}
+	}
+	load()
+	load()
+	users := store.Snapshot().Stats().UsersTotal
+	slow := db.MustBegin()
+	slow.MustExec("INSERT INTO users (id) VALUES ('slow')")
+	db.MustExec("INSERT INTO users (id) VALUES ('fast')") // a later id, committed first
+	load()
+	want("the later user committed", users+1)
+	load()
+	load()
+	if err := slow.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	load()
+	want("the earlier user committed", users+2)
+
+	slow = db.MustBegin()
+	slow.MustExec("DELETE FROM users WHERE id = 'slow'")
+	db.MustExec("INSERT INTO users (id) VALUES ('fast2')")
+	load()
+	want("a user added while another is deleted", users+3)
+	load()
+	if err := slow.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	load()
+	want("the user deleted", users+2)
 }

@@ -136,8 +136,8 @@ func (p *Proxy) serve() {
 		}
 		p.mu.Lock()
 		p.conns[c], p.conns[s] = true, true
-		p.mu.Unlock()
 		p.answered[c] = true
+		p.mu.Unlock()
 		go p.pump(s, c, true, c)
 		go p.pump(c, s, false, c)
 	}
