@@ -20,6 +20,11 @@ type gate struct {
 	gap  time.Duration
 	mu   sync.Mutex
 	busy bool
+	// rung is set by the settler as it wakes the load loop, cleared when
+	// the loop starts the load: until then a load is as good as running.
+	// Without it the settler, rung again before the loop had started the
+	// load it woke, passed a second barrier for that one load.
+	rung bool
 	last time.Time     // the start of the last load
 	done chan struct{} // one slot: a load ended
 }
@@ -29,7 +34,15 @@ func newGate(gap time.Duration) *gate { return &gate{gap: gap, done: make(chan s
 // start notes that a load starts now.
 func (g *gate) start() {
 	g.mu.Lock()
-	g.busy, g.last = true, time.Now()
+	g.busy, g.rung, g.last = true, false, time.Now()
+	g.mu.Unlock()
+}
+
+// ring notes that the settler is about to wake the load loop, which
+// starts a load for every wake-up it takes (see rung).
+func (g *gate) ring() {
+	g.mu.Lock()
+	g.rung = true
 	g.mu.Unlock()
 }
 
@@ -42,11 +55,12 @@ func (g *gate) end() {
 }
 
 // untilOpen returns how long until a load could start: 0 when none runs
-// and the gap since the last start has passed, -1 while one runs.
+// and the gap since the last start has passed, -1 while one runs or is
+// rung for.
 func (g *gate) untilOpen() time.Duration {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.busy {
+	if g.busy || g.rung {
 		return -1
 	}
 	return max(0, g.gap-time.Since(g.last))

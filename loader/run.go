@@ -135,7 +135,9 @@ func (l *Loader) runFlags(ctx context.Context, wake chan struct{}, first chan<- 
 			return nil
 		case <-wake:
 		}
-		if d := l.gate.untilOpen(); d > 0 { // no load runs: this loop starts them
+		// No load runs: this loop starts them. (-1 when the settler rang:
+		// it found the gap passed, and no load started since.)
+		if d := l.gate.untilOpen(); d > 0 {
 			if !sleep(ctx, d) {
 				return nil
 			}

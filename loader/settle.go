@@ -92,6 +92,13 @@ func newSettler(primary, replica *DB, g *gate, wake func(), log func(error, stri
 		rings: make(chan struct{}, 1), waitMS: barrierWait}
 }
 
+// ring wakes the load, noting at the gate that a load is rung for: the
+// settler passes no barrier until that load has run.
+func (s *settler) ring() {
+	s.gate.ring()
+	s.wake()
+}
+
 // notified tells the settler a notification came.
 func (s *settler) notified() { knock(s.rings) }
 
@@ -132,11 +139,11 @@ func (s *settler) settle(ctx context.Context) {
 			s.lastErr = time.Now()
 			s.log(err, "the barrier before a load failed; loading without it")
 		}
-		s.wake()
+		s.ring()
 		return
 	}
 	if s.replica == nil || lsn == 0 {
-		s.wake()
+		s.ring()
 		return
 	}
 	t := target{lsn: lsn, at: time.Now()}
@@ -227,7 +234,7 @@ func (s *settler) replayed(ctx context.Context) {
 	}
 	if n > 0 {
 		s.targets = s.targets[n:]
-		s.wake()
+		s.ring()
 	}
 	s.dropStale()
 }
@@ -241,7 +248,7 @@ func (s *settler) dropStale() {
 	}
 	if n > 0 {
 		s.targets = s.targets[n:]
-		s.wake()
+		s.ring()
 	}
 }
 
