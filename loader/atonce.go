@@ -73,10 +73,11 @@ func (l *Loader) readAtOnce(ctx context.Context, prev *memstore.Snapshot, withTr
 		trends = prev.Trends.Update(nil, memstore.DayOf(now)-(memstore.TrendDays-1))
 	}
 	voted := unheld(prev, r.flags)
+	users := prev.Stats().UsersTotal // no user added: the count prev was built with
 	if r.users.Valid {
-		l.users = r.users.Int64
+		users = r.users.Int64
 	}
-	agg, voteRows := l.aggregates(false, l.users, voted, r.times, now)
+	agg, voteRows := l.aggregates(false, users, voted, r.times, now)
 	snap, err := memstore.Build(prev, memstore.Change{Flags: r.flags, Trends: trends, Aggregates: agg, LoadedAt: now})
 	if err != nil {
 		return nil, 0, fmt.Errorf("build snapshot: %w", err)

@@ -126,7 +126,6 @@ func (l *Loader) readAggregates(ctx context.Context, r reader, full bool, flags 
 			return memstore.Aggregates{}, 0, err
 		}
 	}
-	l.users = users
 	a, read := l.aggregates(full, users, flags, times, now)
 	return a, read, nil
 }

@@ -64,7 +64,6 @@ type Loader struct {
 	pos      position   // what the loads have seen (see position)
 	lastFull time.Time
 	votes    *voteWindows // the vote times behind /stats' windows
-	users    int64        // the users the last load counted
 	flagRows int          // flag rows the last load read
 
 	statsMu sync.Mutex
