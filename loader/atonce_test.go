@@ -32,14 +32,9 @@ func TestLoadInOneMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if err := db.Seed(ctx, loader.SeedOptions{Flags: 20, Users: 3, Days: 2, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
-	store := &memstore.Store{}
-	ld := loader.New(db, store, loader.Options{})
-	if err := ld.LoadFlags(ctx); err != nil {
-		t.Fatal(err)
-	}
+	seed(t, db, loader.SeedOptions{Flags: 20, Users: 3, Days: 2, Seed: 3})
+	ld, store := loaderOf(db)
+	mustLoad(t, ld)
 	load := func(what string) (turns int) {
 		t.Helper()
 		before := proxy.Turns()
@@ -139,9 +134,7 @@ func TestLoadInOneMessage(t *testing.T) {
 func TestUserStampsMigrate(t *testing.T) {
 	db, _ := loadertest.Open(t, loader.Postgres)
 	ctx := context.Background()
-	if err := db.Seed(ctx, loader.SeedOptions{Flags: 20, Users: 50, Days: 1, Seed: 1}); err != nil {
-		t.Fatal(err)
-	}
+	seed(t, db, loader.SeedOptions{Flags: 20, Users: 50, Days: 1, Seed: 1})
 	if err := db.MigrateTo(ctx, 5); err != nil {
 		t.Fatal(err)
 	}
@@ -155,16 +148,11 @@ func TestUserStampsMigrate(t *testing.T) {
 	if n != 1 {
 		t.Errorf("users.stamp has %d rows of statistics after migrating, want 1", n)
 	}
-	store := &memstore.Store{}
-	ld := loader.New(db, store, loader.Options{})
-	if err := ld.LoadFlags(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ld, store := loaderOf(db)
+	mustLoad(t, ld)
 	users := store.Snapshot().Stats().UsersTotal
 	db.MustExec("INSERT INTO users (id) VALUES ('after-migrating')")
-	if err := ld.LoadFlags(ctx); err != nil {
-		t.Fatal(err)
-	}
+	mustLoad(t, ld)
 	if got := store.Snapshot().Stats().UsersTotal; got != users+1 {
 		t.Errorf("users %d after one was added, want %d", got, users+1)
 	}
@@ -176,18 +164,9 @@ func TestUserStampsMigrate(t *testing.T) {
 // load reads everything for it.
 func TestUserAddedInALongTransaction(t *testing.T) {
 	db, _ := loadertest.Open(t, loader.Postgres)
-	ctx := context.Background()
-	if err := db.Seed(ctx, loader.SeedOptions{Flags: 5, Users: 5, Days: 1, Seed: 1}); err != nil {
-		t.Fatal(err)
-	}
-	store := &memstore.Store{}
-	ld := loader.New(db, store, loader.Options{})
-	load := func() {
-		t.Helper()
-		if err := ld.LoadFlags(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	seed(t, db, loader.SeedOptions{Flags: 5, Users: 5, Days: 1, Seed: 1})
+	ld, store := loaderOf(db)
+	load := func() { t.Helper(); mustLoad(t, ld) }
 	want := func(what string, n int64) {
 		t.Helper()
 		if got := store.Snapshot().Stats().UsersTotal; got != n {

@@ -31,9 +31,7 @@ func TestImportLetsWritersIn(t *testing.T) {
 		t.Run(fmt.Sprintf("bad line %v", bad), func(t *testing.T) {
 			db, _ := loadertest.Open(t, loader.SQLite)
 			ctx := context.Background()
-			if err := db.Seed(ctx, loader.SeedOptions{Flags: 5, Users: 2, Days: 1, Seed: 1}); err != nil {
-				t.Fatal(err)
-			}
+			seed(t, db, loader.SeedOptions{Flags: 5, Users: 2, Days: 1, Seed: 1})
 			var flagID string
 			if err := db.GetContext(ctx, &flagID, "SELECT id FROM flags ORDER BY id LIMIT 1"); err != nil {
 				t.Fatal(err)

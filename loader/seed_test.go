@@ -25,9 +25,7 @@ func seedTexts(t *testing.T, flags int) []seededText {
 	db, _ := loadertest.Open(t, loader.SQLite)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := db.Seed(ctx, loader.SeedOptions{Flags: flags, Users: 3, Days: 1, Seed: 5}); err != nil {
-		t.Fatal(err)
-	}
+	seed(t, db, loader.SeedOptions{Flags: flags, Users: 3, Days: 1, Seed: 5})
 	var rows []seededText
 	if err := db.SelectContext(ctx, &rows, "SELECT slug, status, text_tr, text_en, text_de, text_es FROM flags ORDER BY id"); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/flagpole/flagpole/loader"
 	"github.com/flagpole/flagpole/loader/loadertest"
-	"github.com/flagpole/flagpole/memstore"
 )
 
 // TestLoadReadsOneSnapshot: a flag approved between a load's read of the
@@ -19,14 +18,9 @@ func TestLoadReadsOneSnapshot(t *testing.T) {
 		t.Run(string(d), func(t *testing.T) {
 			db, _ := loadertest.Open(t, d)
 			ctx := context.Background()
-			if err := db.Seed(ctx, loader.SeedOptions{Flags: 10, Users: 3, Days: 1, Seed: 2}); err != nil {
-				t.Fatal(err)
-			}
-			store := &memstore.Store{}
-			ld := loader.New(db, store, loader.Options{})
-			if err := ld.LoadFlags(ctx); err != nil {
-				t.Fatal(err)
-			}
+			seed(t, db, loader.SeedOptions{Flags: 10, Users: 3, Days: 1, Seed: 2})
+			ld, store := loaderOf(db)
+			mustLoad(t, ld)
 			before := store.Snapshot().Len()
 			n := 0
 			loader.SetHookAfterFlags(func() {
@@ -41,9 +35,7 @@ func TestLoadReadsOneSnapshot(t *testing.T) {
 				}
 			})
 			defer loader.SetHookAfterFlags(nil)
-			if err := ld.LoadFlags(ctx); err != nil {
-				t.Fatal(err)
-			}
+			mustLoad(t, ld)
 			if n == 0 {
 				t.Fatal("the hook never ran: the test tests nothing")
 			}
@@ -54,9 +46,7 @@ func TestLoadReadsOneSnapshot(t *testing.T) {
 			if got := store.Snapshot().Len(); got != before {
 				t.Errorf("%d flags after the load, want %d: it saw a write made after its snapshot", got, before)
 			}
-			if err := ld.LoadFlags(ctx); err != nil {
-				t.Fatal(err)
-			}
+			mustLoad(t, ld)
 			if got := store.Snapshot().Len(); got != before+1 {
 				t.Errorf("%d flags after the next load, want %d", got, before+1)
 			}

@@ -20,6 +20,29 @@ import (
 // long a transaction stays open, on which role wrote, on a replica's lag,
 // or on a table truncated or restored.
 
+// seed seeds db, failing the test on an error.
+func seed(t *testing.T, db *loader.DB, so loader.SeedOptions) {
+	t.Helper()
+	if err := db.Seed(context.Background(), so); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// loaderOf makes a loader of db that neither listens nor runs schedules,
+// and the store it swaps its snapshots into; it has loaded nothing yet.
+func loaderOf(db *loader.DB) (*loader.Loader, *memstore.Store) {
+	store := &memstore.Store{}
+	return loader.New(db, store, loader.Options{}), store
+}
+
+// mustLoad runs one load of the flags, failing the test on an error.
+func mustLoad(t *testing.T, ld *loader.Loader) {
+	t.Helper()
+	if err := ld.LoadFlags(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // startOn runs a loader that reads db and listens to primary, with
 // hour-long schedules: only the database's wake-ups load. It returns once
 // the loads that its start rang are done.
@@ -112,15 +135,9 @@ func agrees(t *testing.T, what string, db *loader.DB, s *memstore.Store) {
 // than the short overlap before a load's watermark waited for a long one).
 func TestCommitOrderAndOpenTransactions(t *testing.T) {
 	db, _ := loadertest.Open(t, loader.Postgres)
-	ctx := context.Background()
-	if err := db.Seed(ctx, loader.SeedOptions{Flags: 200, Users: 5, Days: 2, Seed: 1}); err != nil {
-		t.Fatal(err)
-	}
-	store := &memstore.Store{}
-	ld := loader.New(db, store, loader.Options{})
-	if err := ld.LoadFlags(ctx); err != nil {
-		t.Fatal(err)
-	}
+	seed(t, db, loader.SeedOptions{Flags: 200, Users: 5, Days: 2, Seed: 1})
+	ld, store := loaderOf(db)
+	mustLoad(t, ld)
 	var ids []string
 	if err := db.Select(&ids, "SELECT id FROM flags WHERE status = 'APPROVED' ORDER BY id"); err != nil {
 		t.Fatal(err)
@@ -146,9 +163,7 @@ func TestCommitOrderAndOpenTransactions(t *testing.T) {
 	for i := 1; i <= 60; i++ {
 		db.MustExec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, 'late', 'green')", ids[i])
 	}
-	if err := ld.LoadFlags(ctx); err != nil {
-		t.Fatal(err)
-	}
+	mustLoad(t, ld)
 	if n := ld.Status().LastFlagRows; n != 60 {
 		t.Errorf("the load after 60 votes read %d flags, want 60", n)
 	}
@@ -157,9 +172,7 @@ func TestCommitOrderAndOpenTransactions(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	for i := 61; i <= 63; i++ {
 		db.MustExec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, 'late', 'green')", ids[i])
-		if err := ld.LoadFlags(ctx); err != nil {
-			t.Fatal(err)
-		}
+		mustLoad(t, ld)
 		if n := ld.Status().LastFlagRows; n != 1 {
 			t.Errorf("with two transactions open, the load after one vote read %d flags, want 1", n)
 		}
@@ -167,18 +180,14 @@ func TestCommitOrderAndOpenTransactions(t *testing.T) {
 	if err := early.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if err := ld.LoadFlags(ctx); err != nil {
-		t.Fatal(err)
-	}
+	mustLoad(t, ld)
 	if red, _, _ := counts(store, ids[0]); red != red0+1 {
 		t.Errorf("the vote of the transaction that began first and committed last does not show: red %d, want %d", red, red0+1)
 	}
 	if n := ld.Status().LastFlagRows; n != 1 {
 		t.Errorf("the load after the late commit read %d flags, want 1", n)
 	}
-	if err := ld.LoadFlags(ctx); err != nil {
-		t.Fatal(err)
-	}
+	mustLoad(t, ld)
 	if n := ld.Status().LastRows; n != 0 {
 		t.Errorf("a quiet load read %d rows with a transaction open, want 0", n)
 	}
@@ -192,31 +201,22 @@ func TestCommitOrderAndOpenTransactions(t *testing.T) {
 func TestTruncateAndImport(t *testing.T) {
 	db, _ := loadertest.Open(t, loader.Postgres)
 	ctx := context.Background()
-	if err := db.Seed(ctx, loader.SeedOptions{Flags: 150, Users: 5, Days: 2, Seed: 1}); err != nil {
-		t.Fatal(err)
-	}
-	store := &memstore.Store{}
-	ld := loader.New(db, store, loader.Options{})
-	if err := ld.LoadFlags(ctx); err != nil {
-		t.Fatal(err)
-	}
+	seed(t, db, loader.SeedOptions{Flags: 150, Users: 5, Days: 2, Seed: 1})
+	ld, store := loaderOf(db)
+	mustLoad(t, ld)
 	var dump strings.Builder
 	if _, err := db.Export(ctx, &dump, nil); err != nil {
 		t.Fatal(err)
 	}
 	db.MustExec("TRUNCATE flags CASCADE")
-	if err := ld.LoadFlags(ctx); err != nil {
-		t.Fatal(err)
-	}
+	mustLoad(t, ld)
 	if n := store.Snapshot().Len(); n != 0 {
 		t.Errorf("after TRUNCATE the snapshot serves %d flags", n)
 	}
 	if _, err := db.Import(ctx, strings.NewReader(dump.String()), nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := ld.LoadFlags(ctx); err != nil {
-		t.Fatal(err)
-	}
+	mustLoad(t, ld)
 	agrees(t, "after the import", db, store)
 	voteAndCount(t, db, ld, store)
 }
@@ -232,9 +232,7 @@ func voteAndCount(t *testing.T, db *loader.DB, ld *loader.Loader, store *memstor
 	red, _, _ := counts(store, id)
 	db.MustExec("INSERT INTO users (id) VALUES ('after') ON CONFLICT DO NOTHING")
 	db.MustExec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, 'after', 'red')", id)
-	if err := ld.LoadFlags(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	mustLoad(t, ld)
 	if n := ld.Status().LastFlagRows; n != 1 {
 		t.Errorf("the load after one vote read %d flags, want 1", n)
 	}
@@ -255,32 +253,24 @@ func TestRestoreOfADump(t *testing.T) {
 		}
 	}
 	db, raw := loadertest.Open(t, loader.Postgres)
-	ctx := context.Background()
-	if err := db.Seed(ctx, loader.SeedOptions{Flags: 120, Users: 5, Days: 2, Seed: 1}); err != nil {
-		t.Fatal(err)
-	}
+	seed(t, db, loader.SeedOptions{Flags: 120, Users: 5, Days: 2, Seed: 1})
 	file := t.TempDir() + "/flagpole.dump"
 	if out, err := exec.Command("pg_dump", "-Fc", "-f", file, "-d", raw).CombinedOutput(); err != nil {
 		t.Fatalf("pg_dump: %v\n%s", err, out)
 	}
-	store := &memstore.Store{}
-	ld := loader.New(db, store, loader.Options{})
+	ld, store := loaderOf(db)
 	// After the dump: votes, a rejection, an approval the restore undoes.
 	db.MustExec("INSERT INTO users (id) VALUES ('later')")
 	db.MustExec("INSERT INTO votes (flag_id, user_id, color) SELECT id, 'later', 'red' FROM flags WHERE status = 'APPROVED' ORDER BY id LIMIT 30")
 	db.MustExec("UPDATE flags SET status = 'REJECTED' WHERE id = (SELECT id FROM flags WHERE status = 'APPROVED' ORDER BY id DESC LIMIT 1)")
 	db.MustExec("UPDATE flags SET status = 'APPROVED' WHERE id = (SELECT id FROM flags WHERE status = 'PENDING' ORDER BY id LIMIT 1)")
-	if err := ld.LoadFlags(ctx); err != nil {
-		t.Fatal(err)
-	}
+	mustLoad(t, ld)
 	agrees(t, "before the restore", db, store)
 	// The loader's pooled connections keep no lock the restore waits for.
 	if out, err := exec.Command("pg_restore", "--clean", "--if-exists", "--single-transaction", "-d", raw, file).CombinedOutput(); err != nil {
 		t.Fatalf("pg_restore: %v\n%s", err, out)
 	}
-	if err := ld.LoadFlags(ctx); err != nil {
-		t.Fatal(err)
-	}
+	mustLoad(t, ld)
 	agrees(t, "after the restore", db, store)
 	voteAndCount(t, db, ld, store)
 }
@@ -353,9 +343,7 @@ func TestLockHoldersSilenceNothing(t *testing.T) {
 	loadertest.RequirePostgres(t)
 	db, _ := loadertest.Open(t, loader.Postgres)
 	ctx := context.Background()
-	if err := db.Seed(ctx, loader.SeedOptions{Flags: 30, Users: 5, Days: 2, Seed: 1}); err != nil {
-		t.Fatal(err)
-	}
+	seed(t, db, loader.SeedOptions{Flags: 30, Users: 5, Days: 2, Seed: 1})
 	for _, q := range []string{"SELECT pg_advisory_lock(7046029254386353131)", "SELECT pg_advisory_lock_shared(7046029254386353133)"} {
 		conn, err := db.Conn(ctx)
 		if err != nil {
@@ -424,9 +412,7 @@ func waitFor30(t *testing.T, what string, ok func() bool) {
 func TestStampsMigrateDownAndUp(t *testing.T) {
 	db, _ := loadertest.Open(t, loader.Postgres)
 	ctx := context.Background()
-	if err := db.Seed(ctx, loader.SeedOptions{Flags: 50, Users: 5, Days: 2, Seed: 1}); err != nil {
-		t.Fatal(err)
-	}
+	seed(t, db, loader.SeedOptions{Flags: 50, Users: 5, Days: 2, Seed: 1})
 	if err := db.MigrateTo(ctx, 4); err != nil {
 		t.Fatal(err)
 	}
@@ -443,11 +429,8 @@ func TestStampsMigrateDownAndUp(t *testing.T) {
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	store := &memstore.Store{}
-	ld := loader.New(db, store, loader.Options{})
-	if err := ld.LoadFlags(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ld, store := loaderOf(db)
+	mustLoad(t, ld)
 	voteAndCount(t, db, ld, store)
 }
 
@@ -458,23 +441,15 @@ func TestDeletedFlagLeaves(t *testing.T) {
 	for _, d := range loadertest.Sources(t) {
 		t.Run(string(d), func(t *testing.T) {
 			db, _ := loadertest.Open(t, d)
-			ctx := context.Background()
-			if err := db.Seed(ctx, loader.SeedOptions{Flags: 60, Users: 5, Days: 2, Seed: 1}); err != nil {
-				t.Fatal(err)
-			}
-			store := &memstore.Store{}
-			ld := loader.New(db, store, loader.Options{})
-			if err := ld.LoadFlags(ctx); err != nil {
-				t.Fatal(err)
-			}
+			seed(t, db, loader.SeedOptions{Flags: 60, Users: 5, Days: 2, Seed: 1})
+			ld, store := loaderOf(db)
+			mustLoad(t, ld)
 			var id string
 			if err := db.Get(&id, "SELECT id FROM flags WHERE status = 'APPROVED' ORDER BY id LIMIT 1"); err != nil {
 				t.Fatal(err)
 			}
 			db.MustExec(db.Rebind("DELETE FROM flags WHERE id = ?"), id)
-			if err := ld.LoadFlags(ctx); err != nil {
-				t.Fatal(err)
-			}
+			mustLoad(t, ld)
 			if _, _, ok := counts(store, id); ok {
 				t.Error("a deleted flag is still served")
 			}
@@ -498,9 +473,7 @@ func TestBarrierWaitsForSkippedVotes(t *testing.T) {
 		t.Run(slow+"s", func(t *testing.T) {
 			db, _ := loadertest.Open(t, loader.Postgres)
 			ctx := context.Background()
-			if err := db.Seed(ctx, loader.SeedOptions{Flags: 20, Users: 5, Days: 2, Seed: 1}); err != nil {
-				t.Fatal(err)
-			}
+			seed(t, db, loader.SeedOptions{Flags: 20, Users: 5, Days: 2, Seed: 1})
 			db.MustExec("CREATE FUNCTION test_slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(" + slow + "); RETURN NULL; END $$")
 			db.MustExec("CREATE CONSTRAINT TRIGGER zz_slow_commit AFTER INSERT ON votes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_slow_commit()")
 			db.MustExec("INSERT INTO users (id) VALUES ('slow')")
@@ -604,15 +577,9 @@ func TestTrendRowsLeave(t *testing.T) {
 	for _, d := range loadertest.Sources(t) {
 		t.Run(string(d), func(t *testing.T) {
 			db, _ := loadertest.Open(t, d)
-			ctx := context.Background()
-			if err := db.Seed(ctx, loader.SeedOptions{Flags: 30, Users: 5, Days: 2, Seed: 1}); err != nil {
-				t.Fatal(err)
-			}
-			store := &memstore.Store{}
-			ld := loader.New(db, store, loader.Options{})
-			if err := ld.LoadFlags(ctx); err != nil {
-				t.Fatal(err)
-			}
+			seed(t, db, loader.SeedOptions{Flags: 30, Users: 5, Days: 2, Seed: 1})
+			ld, store := loaderOf(db)
+			mustLoad(t, ld)
 			if n := store.Snapshot().Trends.Rows(); n == 0 {
 				t.Fatal("no trend history loaded: the test tests nothing")
 			}
@@ -621,9 +588,7 @@ func TestTrendRowsLeave(t *testing.T) {
 			} else {
 				db.MustExec("DELETE FROM flag_snapshots")
 			}
-			if err := ld.LoadFlags(ctx); err != nil {
-				t.Fatal(err)
-			}
+			mustLoad(t, ld)
 			if n := store.Snapshot().Trends.Rows(); n != 0 {
 				t.Errorf("%d trend rows served after the table was emptied, want 0", n)
 			}

@@ -33,9 +33,7 @@ func runLoader(t *testing.T, d loader.Dialect, listen bool) *running {
 	t.Helper()
 	db, _ := loadertest.Open(t, d)
 	ctx := context.Background()
-	if err := db.Seed(ctx, loader.SeedOptions{Flags: 20, Users: 5, Days: 2, Seed: 1}); err != nil {
-		t.Fatal(err)
-	}
+	seed(t, db, loader.SeedOptions{Flags: 20, Users: 5, Days: 2, Seed: 1})
 	r := &running{db: db, store: &memstore.Store{}, loads: map[string]int{}, ready: make(chan struct{}), done: make(chan struct{})}
 	r.ld = loader.New(db, r.store, loader.Options{Listen: listen,
 		OnLoad: func(job string, _ time.Duration, _ int, _ error) {
