@@ -5,7 +5,12 @@ CPU a request (its CPU over the requests wrk counted), wrk's p99, the
 snapshots swapped in a second; then the open loop's p50 and p99 at its
 fixed rate. Each voting figure also as a ratio to the quiet one. A
 negative rate is the control: that many votes a second written into
-another database, which the machine pays for and flagpole does not load. Prints a
+another database, which the machine pays for and flagpole does not load.
+An open-loop p99 under votes is also given as a ratio to the control's at
+the same rate: the part of the tail that is flagpole's (its loads, their
+queries, what the votes undo in its caches), with the machine's share for
+the writer and PostgreSQL's commits divided out. A run that fell more than
+2 % short of the fixed rate (the route saturated) is marked. Prints a
 Markdown table and writes the medians and the table to OUT.json.
 """
 import json
@@ -34,7 +39,7 @@ for r in rows:
     elif r["kind"] == "open":
         v = r["vegeta"]
         opened[(r["case"], r["rate"])].append({
-            "p50_ms": v["latencies"]["50th"] / 1e6, "p99_ms": v["latencies"]["99th"] / 1e6,
+            "p50_ms": v["latencies"]["50th"] / 1e6, "p99_ms": v["latencies"]["99th"] / 1e6, "target": r.get("target", 0),
             "rps": v["throughput"], "success": v["success"]})
     elif r["kind"] == "writer":
         if r["written"]["secs"] and r["written"]["votes"] is not None:
@@ -71,7 +76,7 @@ for c in cases:
             ratio = "| | |"
         lines.append("| `%s` | %s | %.0f | %.1f µs | %.2f ms | %.1f | %.2f %s |" % (c, label(rate), m["rps"], m["cpu_us"], m["p99_ms"], m["swaps"], m["others"], ratio))
 if opened:
-    lines += ["", "| case | votes/s | open-loop rate | p50 | p99 | p99 vs quiet |", "|---|---:|---:|---:|---:|---:|"]
+    lines += ["", "| case | votes/s | open-loop rate | p50 | p99 | p99 vs quiet | p99 vs control |", "|---|---:|---:|---:|---:|---:|---:|"]
     for c in cases:
         q = opened.get((c, 0))
         for (cc, rate), xs in sorted(opened.items(), key=lambda kv: (kv[0][1] < 0, abs(kv[0][1]))):
@@ -80,7 +85,11 @@ if opened:
             m = {k: med(xs, k) for k in ("p50_ms", "p99_ms", "rps", "success")}
             out["open"]["%s@%d" % (c, rate)] = m
             ratio = "%.2fx" % (m["p99_ms"] / med(q, "p99_ms")) if q and rate else ""
-            lines.append("| `%s` | %s | %.0f | %.2f ms | %.2f ms | %s |" % (c, label(rate), m["rps"], m["p50_ms"], m["p99_ms"], ratio))
+            ctl = opened.get((c, -rate)) if rate > 0 else None
+            own = "%.2fx" % (m["p99_ms"] / med(ctl, "p99_ms")) if ctl else ""
+            target = med(xs, "target")
+            short = " (saturated)" if target and m["rps"] < 0.98 * target else ""
+            lines.append("| `%s` | %s | %.0f%s | %.2f ms | %.2f ms | %s | %s |" % (c, label(rate), m["rps"], short, m["p50_ms"], m["p99_ms"], ratio, own))
 for rate, vs in sorted(votes.items()):
     if rate:
         lines.append("")
