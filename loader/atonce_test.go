@@ -166,7 +166,6 @@ func TestUserAddedInALongTransaction(t *testing.T) {
 	db, _ := loadertest.Open(t, loader.Postgres)
 	seed(t, db, loader.SeedOptions{Flags: 5, Users: 5, Days: 1, Seed: 1})
 	ld, store := loaderOf(db)
-	load := func() { t.Helper(); mustLoad(t, ld) }
 	want := func(what string, n int64) {
 		t.Helper()
 		if got := store.Snapshot().Stats().UsersTotal; got != n {
@@ -176,31 +175,31 @@ func TestUserAddedInALongTransaction(t *testing.T) {
 			t.Errorf("%s: the load read everything", what)
 		}
 	}
-	load()
-	load()
+	mustLoad(t, ld)
+	mustLoad(t, ld)
 	users := store.Snapshot().Stats().UsersTotal
 	slow := db.MustBegin()
 	slow.MustExec("INSERT INTO users (id) VALUES ('slow')")
 	db.MustExec("INSERT INTO users (id) VALUES ('fast')") // a later id, committed first
-	load()
+	mustLoad(t, ld)
 	want("the later user committed", users+1)
-	load()
-	load()
+	mustLoad(t, ld)
+	mustLoad(t, ld)
 	if err := slow.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	load()
+	mustLoad(t, ld)
 	want("the earlier user committed", users+2)
 
 	slow = db.MustBegin()
 	slow.MustExec("DELETE FROM users WHERE id = 'slow'")
 	db.MustExec("INSERT INTO users (id) VALUES ('fast2')")
-	load()
+	mustLoad(t, ld)
 	want("a user added while another is deleted", users+3)
-	load()
+	mustLoad(t, ld)
 	if err := slow.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	load()
+	mustLoad(t, ld)
 	want("the user deleted", users+2)
 }
