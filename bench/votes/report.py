@@ -3,11 +3,11 @@
 Per case and rate of votes, the medians of the rounds: req/s, the server's
 CPU a request (its CPU over the requests wrk counted), wrk's p99, the
 snapshots swapped in a second; then the open loop's p50 and p99 at its
-fixed rate. Each voting figure also as a ratio to the quiet one. A
+fixed rates. Each voting figure also as a ratio to the quiet one. A
 negative rate is the control: that many votes a second written into
 another database, which the machine pays for and flagpole does not load.
 An open-loop p99 under votes is also given as a ratio to the control's at
-the same rate: the part of the tail that is flagpole's (its loads, their
+the same rates: the part of the tail that is flagpole's (its loads, their
 queries, what the votes undo in its caches), with the machine's share for
 the writer and PostgreSQL's commits divided out. A run that fell more than
 2 % short of the fixed rate (the route saturated) is marked. Prints a
@@ -38,7 +38,7 @@ for r in rows:
         })
     elif r["kind"] == "open":
         v = r["vegeta"]
-        opened[(r["case"], r["rate"])].append({
+        opened[(r["case"], r.get("target", 0), r["rate"])].append({
             "p50_ms": v["latencies"]["50th"] / 1e6, "p99_ms": v["latencies"]["99th"] / 1e6, "target": r.get("target", 0),
             "rps": v["throughput"], "success": v["success"]})
     elif r["kind"] == "writer":
@@ -78,16 +78,15 @@ for c in cases:
 if opened:
     lines += ["", "| case | votes/s | open-loop rate | p50 | p99 | p99 vs quiet | p99 vs control |", "|---|---:|---:|---:|---:|---:|---:|"]
     for c in cases:
-        q = opened.get((c, 0))
-        for (cc, rate), xs in sorted(opened.items(), key=lambda kv: (kv[0][1] < 0, abs(kv[0][1]))):
+        for (cc, target, rate), xs in sorted(opened.items(), key=lambda kv: (kv[0][1], kv[0][2] < 0, abs(kv[0][2]))):
             if cc != c:
                 continue
+            q = opened.get((c, target, 0))
             m = {k: med(xs, k) for k in ("p50_ms", "p99_ms", "rps", "success")}
-            out["open"]["%s@%d" % (c, rate)] = m
+            out["open"]["%s@%d@%d" % (c, target, rate)] = m
             ratio = "%.2fx" % (m["p99_ms"] / med(q, "p99_ms")) if q and rate else ""
-            ctl = opened.get((c, -rate)) if rate > 0 else None
+            ctl = opened.get((c, target, -rate)) if rate > 0 else None
             own = "%.2fx" % (m["p99_ms"] / med(ctl, "p99_ms")) if ctl else ""
-            target = med(xs, "target")
             short = " (saturated)" if target and m["rps"] < 0.98 * target else ""
             lines.append("| `%s` | %s | %.0f%s | %.2f ms | %.2f ms | %s | %s |" % (c, label(rate), m["rps"], short, m["p50_ms"], m["p99_ms"], ratio, own))
 for rate, vs in sorted(votes.items()):
