@@ -242,6 +242,9 @@ func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, af
 		return *o, false
 	}
 	gone, in, refenced := o.stayers(out, gone, in, after)
+	if len(gone) == 0 && len(in) == 0 && len(refenced) == 0 {
+		return *o, true // every position stayed, between the same neighbours, no fence moved
+	}
 	// The fences, the blocks and which are this build's own copies (which
 	// it may write), as three arrays copied whole: a per-block loop over
 	// every block of a large list costs more than the changes themselves.
@@ -251,9 +254,6 @@ func (o *order) replace(out []int32, before func(int32) placeKey, in []int32, af
 		fence[r.k] = r.f
 	}
 	if len(gone) == 0 && len(in) == 0 {
-		if len(refenced) == 0 {
-			return *o, true
-		}
 		return order{blocks: o.blocks, ends: o.ends, fence: fence}, true
 	}
 	e := blockEdit{blocks: slices.Clone(o.blocks), fence: fence, own: make([]bool, len(o.blocks))}
