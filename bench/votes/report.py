@@ -39,7 +39,7 @@ for r in rows:
     elif r["kind"] == "open":
         v = r["vegeta"]
         opened[(r["case"], r.get("target", 0), r["rate"])].append({
-            "p50_ms": v["latencies"]["50th"] / 1e6, "p99_ms": v["latencies"]["99th"] / 1e6, "target": r.get("target", 0),
+            "p50_ms": v["latencies"]["50th"] / 1e6, "p99_ms": v["latencies"]["99th"] / 1e6,
             "rps": v["throughput"], "success": v["success"]})
     elif r["kind"] == "writer":
         if r["written"]["secs"] and r["written"]["votes"] is not None:
