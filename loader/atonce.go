@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flagpole/flagpole/memstore"
+	"github.com/lib/pq"
 )
 
 // An incremental load on PostgreSQL asks the server twice: the position
@@ -42,24 +43,31 @@ func (l *Loader) coversAtOnce(prev *memstore.Snapshot, full, withTrends bool, no
 // readAtOnce is read's incremental load in one message (see above); it
 // returns errMore, having changed nothing, when the load needs more.
 func (l *Loader) readAtOnce(ctx context.Context, prev *memstore.Snapshot, withTrends bool, now time.Time) (*loadResult, int, error) {
-	conn, err := l.db.Conn(ctx)
+	conn, prepared, err := l.keptConn(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("load: %w", err)
 	}
-	defer conn.Close()
-	pos, moved, err := l.db.pgPosition(ctx, conn, l.pos)
+	if !prepared {
+		defer conn.Close()
+	}
+	pos, moved, r, err := l.readBoth(ctx, conn, prepared, now)
 	if err != nil {
+		if prepared {
+			l.dropKept()
+		} else {
+			// The message may have left its transaction open, or
+			// failed: the connection is not given back to the pool.
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		if prepared && lostPrepared(err) {
+			l.kept.off = true
+			l.opt.Log.Warn("the load's prepared statements were gone on the connection that prepared them (a pooler in transaction mode?): from now on each load plans its statements", "err", err)
+			return l.readAtOnce(ctx, prev, withTrends, now)
+		}
 		return nil, 0, fmt.Errorf("load: %w", err)
 	}
 	if moved {
 		return nil, 0, errMore
-	}
-	r, err := l.readMessage(ctx, conn, now)
-	if err != nil {
-		// The message may have left its transaction open, or failed:
-		// the connection is not given back to the pool.
-		conn.Raw(func(any) error { return driver.ErrBadConn })
-		return nil, 0, fmt.Errorf("load: %w", err)
 	}
 	pos.tables = r.tables
 	if (l.pos.tables != "" && l.pos.tables != r.tables) || len(r.changes) > 0 {
@@ -94,11 +102,32 @@ type message struct {
 	times   map[string][]int64 // the votes in the window of the flags read
 }
 
-// readMessage sends queries.atOnce from l.pos and reads its result sets
-// in order.
-func (l *Loader) readMessage(ctx context.Context, conn *sql.Conn, now time.Time) (*message, error) {
-	next, running := l.db.unseenArgs(l.pos)
-	query := literally(l.db.q.atOnce, next, running, next, running, next, running, tsText(now.Add(-voteWindow)), next, running)
+// readBoth asks the position, then, unless the server moved, sends the
+// message: the prepared statements (prepared.go) or queries.atOnce.
+func (l *Loader) readBoth(ctx context.Context, conn *sql.Conn, prepared bool, now time.Time) (position, bool, *message, error) {
+	pos, moved, err := l.db.pgPosition(ctx, conn, l.pos, prepared)
+	if err != nil || moved {
+		return pos, moved, nil, err
+	}
+	r, err := l.readMessage(ctx, conn, prepared, now)
+	return pos, false, r, err
+}
+
+// readMessage sends the load's reads from l.pos in one message and reads
+// its result sets in order: queries.atOnce, or the same statements
+// prepared.
+func (l *Loader) readMessage(ctx context.Context, conn *sql.Conn, prepared bool, now time.Time) (*message, error) {
+	var query string
+	if prepared {
+		a := preparedArgs(l.pos)
+		query = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; EXECUTE flagpole_load_tables; " +
+			"EXECUTE flagpole_load_changes(" + a + "); EXECUTE flagpole_load_flags(" + a + "); " +
+			"EXECUTE flagpole_load_users(" + a + "); EXECUTE flagpole_load_votes(" + a + ", " +
+			pq.QuoteLiteral(tsText(now.Add(-voteWindow))) + "); COMMIT"
+	} else {
+		next, running := l.db.unseenArgs(l.pos)
+		query = literally(l.db.q.atOnce, next, running, next, running, next, running, tsText(now.Add(-voteWindow)), next, running)
+	}
 	rows, err := conn.QueryContext(ctx, query)
 	if err != nil {
 		return nil, err

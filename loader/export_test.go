@@ -1,6 +1,9 @@
 package loader
 
-import "context"
+import (
+	"context"
+	"database/sql"
+)
 
 // SetHookAfterFlags sets the function a load runs between its read of the
 // flags and its count of them (nil: none); a load in one message (on
@@ -12,4 +15,32 @@ func SetHookAfterFlags(f func()) { testHookAfterFlags = f }
 func Barrier(ctx context.Context, primary *DB) error {
 	_, err := newSettler(primary, nil, newGate(0), func() {}, func(error, string, ...any) {}).barrier(ctx)
 	return err
+}
+
+// PrepareScript is what the loads' kept connection runs once on db
+// (prepared.go).
+func PrepareScript(db *DB) string { return db.q.prepare }
+
+// PreparedArgs are the prepared statements' arguments of the unseen rows
+// from next, the open stamps running below it.
+func PreparedArgs(next uint64, running ...uint64) string {
+	return preparedArgs(position{next: next, running: running})
+}
+
+// KeptConn runs f on the connection l keeps for its prepared statements
+// (false: it keeps none).
+func KeptConn(l *Loader, f func(*sql.Conn) error) (bool, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.kept.conn == nil {
+		return false, nil
+	}
+	return true, f(l.kept.conn)
+}
+
+// Unprepared reports whether l has given up preparing its statements.
+func Unprepared(l *Loader) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.kept.off
 }

@@ -65,6 +65,7 @@ type Loader struct {
 	lastFull time.Time
 	votes    *voteWindows // the vote times behind /stats' windows
 	flagRows int          // flag rows the last load read
+	kept     kept         // PostgreSQL: the connection of the loads' prepared statements
 
 	statsMu sync.Mutex
 	stats   Status
@@ -393,6 +394,7 @@ const keyTimeout = 2 * time.Second
 // that the next load starts on a fresh one.
 func (l *Loader) failed(err error) error {
 	l.db.DropIdle()
+	l.dropKept()
 	return l.db.Explain(err)
 }
 

@@ -18,6 +18,7 @@ import (
 // loads have succeeded (the flags without their trend history, which
 // follows).
 func (l *Loader) Run(ctx context.Context, fs, ks cron.Schedule, ready func()) error {
+	defer l.CloseConn() // last, once the loads have stopped
 	w := newWakes()
 	l.wakes.Store(w)
 	if l.opt.Listen {

@@ -1,0 +1,145 @@
+package loader
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/lib/pq"
+)
+
+// The incremental load in one message (atonce.go) runs its statements
+// prepared, on a connection the loader keeps: planned once, not on every
+// load. Planning was about half of what a load cost PostgreSQL
+// (bench/README.md, "statements planned once": the loads' backend 3.27 ->
+// 1.57 ms a load at 200 votes a second), and the reads are the part of a
+// load that the requests sent meanwhile wait on most.
+//
+// Prepared statements are planned for any value of their parameters (the
+// generic plan; the connection sets plan_cache_mode so, or PostgreSQL
+// would plan each run anew, seeing that the generic plan costs more than
+// one for the values), and a generic plan knows nothing of how many rows
+// "stamp >= $1" reads: it reads all of flags. Bounded on both sides
+// ("stamp >= $1 AND stamp < $3", $3 the largest bigint), the condition is
+// a range, which the planner takes to hold a two-hundredth of the rows,
+// and so scans the stamp index (TestPreparedPlans checks every plan). The
+// open stamps are bounded the same way, between the least of them and
+// the next. The vote times read the flags' ids once (ARRAY of a
+// subquery), not in a join that the plan would make a hash of every flag.
+//
+// Behind a pooler in transaction mode (PgBouncer) the session is not the
+// loader's alone: its prepared statements are gone on the next
+// transaction. The load that finds one gone reads again unprepared, and
+// the loader plans every load from then on (logged once).
+
+// unseenPrepared is unseenWhere for the prepared statements: $1 the least
+// stamp not seen, $2 the open stamps below it, $3 the largest bigint, $4
+// the least open stamp (or $1); see above for why the bounds.
+const unseenPrepared = "((stamp >= $1 AND stamp < $3) OR (stamp >= $4 AND stamp < $1 AND stamp = ANY($2)))"
+
+// preparedNames are the statements prepare makes, in the order the load's
+// message runs them (the position before it).
+var preparedNames = []string{"flagpole_load_position", "flagpole_load_tables", "flagpole_load_changes",
+	"flagpole_load_flags", "flagpole_load_users", "flagpole_load_votes"}
+
+// prepareScript is what a kept connection runs once: the plan mode and
+// the statements of preparedNames.
+func prepareScript(cols string) string {
+	unseen := "(bigint, bigint[], bigint, bigint)"
+	return strings.Join([]string{
+		"SET plan_cache_mode = force_generic_plan",
+		"PREPARE flagpole_load_position(bigint, bigint[], bigint) AS " + pgPosition,
+		"PREPARE flagpole_load_tables AS " + pgTables,
+		"PREPARE flagpole_load_changes" + unseen + " AS SELECT kind, COALESCE(" + dayTextExpr(Postgres, "day") +
+			", '') FROM data_changes WHERE " + unseenPrepared + " ORDER BY stamp",
+		"PREPARE flagpole_load_flags" + unseen + " AS SELECT " + cols + " FROM flags WHERE " + unseenPrepared,
+		// NULL unless a user was added since (migration 00006). A count,
+		// not EXISTS: the generic plan of an EXISTS reads users in order
+		// until a row matches, all of them when none does.
+		"PREPARE flagpole_load_users" + unseen + " AS SELECT CASE WHEN (SELECT count(*) FROM users WHERE " +
+			unseenPrepared + ") > 0 THEN (SELECT count(*) FROM users) END",
+		"PREPARE flagpole_load_votes(bigint, bigint[], bigint, bigint, timestamptz) AS SELECT flag_id, " +
+			msExpr(Postgres, "created_at") + " FROM votes WHERE created_at >= $5 AND flag_id = ANY(ARRAY(SELECT id FROM flags WHERE " +
+			unseenPrepared + "))",
+	}, ";\n")
+}
+
+// preparedArgs are the arguments of the unseen statements for position
+// p, as SQL text: next, the open stamps, the largest bigint, the least
+// open stamp.
+func preparedArgs(p position) string {
+	least := p.next
+	var b strings.Builder
+	b.WriteString(strconv.FormatUint(p.next, 10))
+	b.WriteString(", '{")
+	for i, x := range p.running {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatUint(x, 10))
+		least = min(least, x)
+	}
+	fmt.Fprintf(&b, "}', %d, %d", int64(math.MaxInt64), least)
+	return b.String()
+}
+
+// kept is the connection the loads' prepared statements live on.
+type kept struct {
+	conn *sql.Conn // nil until a load needs it, or after it failed
+	off  bool      // the statements did not stay prepared: plan every load
+}
+
+// keptConn returns the connection for an incremental load in one
+// message and whether its statements are prepared; a pooled connection
+// (the caller closes it) when they cannot be. Under Loader.mu.
+func (l *Loader) keptConn(ctx context.Context) (*sql.Conn, bool, error) {
+	if l.kept.off {
+		conn, err := l.db.Conn(ctx)
+		return conn, false, err
+	}
+	if l.kept.conn != nil {
+		return l.kept.conn, true, nil
+	}
+	conn, err := l.db.Conn(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	if _, err := conn.ExecContext(ctx, l.db.q.prepare); err != nil {
+		conn.Raw(func(any) error { return driver.ErrBadConn })
+		conn.Close()
+		return nil, false, fmt.Errorf("prepare the load's statements: %w", err)
+	}
+	l.kept.conn = conn
+	return conn, true, nil
+}
+
+// dropKept closes the kept connection (after an error on it, or when the
+// loads end); the next load prepares on a new one. Under Loader.mu.
+func (l *Loader) dropKept() {
+	if l.kept.conn == nil {
+		return
+	}
+	l.kept.conn.Raw(func(any) error { return driver.ErrBadConn }) // Close then discards it
+	l.kept.conn.Close()
+	l.kept.conn = nil
+}
+
+// CloseConn gives back the connection the loads keep; a load after it
+// opens another.
+func (l *Loader) CloseConn() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.dropKept()
+}
+
+// lostPrepared reports whether err says a prepared statement does not
+// exist: the session was not the kept connection's alone.
+func lostPrepared(err error) bool {
+	var pe *pq.Error
+	return errors.As(err, &pe) && pe.Code == "26000" // invalid_sql_statement_name
+}

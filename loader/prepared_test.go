@@ -1,0 +1,191 @@
+package loader_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/flagpole/flagpole/loader"
+	"github.com/flagpole/flagpole/loader/loadertest"
+)
+
+// TestPreparedPlans: the plans PostgreSQL makes once for the load's
+// prepared statements (prepared.go) are generic (they name the
+// parameters, not values: plan_cache_mode took) and read the rows not
+// seen through the stamp indexes, never by reading a whole table: on
+// 20,000 rows each the plain condition's generic plan read all of them.
+func TestPreparedPlans(t *testing.T) {
+	db, _ := loadertest.Open(t, loader.Postgres)
+	db.MustExec(`INSERT INTO flags (id, slug, status, category, text_tr, text_en, text_de, text_es, red_count, green_count)
+		SELECT 'f' || i, 's' || i, 'APPROVED', 'SOCIAL', 't', 't', 't', 't', i % 7, i % 5 FROM generate_series(1, 20000) i`)
+	db.MustExec(`INSERT INTO users (id) SELECT 'u' || i FROM generate_series(1, 5000) i`)
+	db.MustExec(`INSERT INTO votes (flag_id, user_id, color) SELECT 'f' || (i % 20000 + 1), 'u' || (i % 5000 + 1), 'red' FROM generate_series(1, 20000) i`)
+	db.MustExec(`INSERT INTO data_changes (kind) SELECT 'seed' FROM generate_series(1, 20000)`)
+	db.MustExec("ANALYZE")
+	var next uint64
+	if err := db.Get(&next, "SELECT max(stamp) FROM flags"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, loader.PrepareScript(db)); err != nil {
+		t.Fatal(err)
+	}
+	for _, running := range [][]uint64{nil, {next - 3, next - 1}} {
+		a := loader.PreparedArgs(next, running...)
+		for _, call := range []string{
+			fmt.Sprintf("flagpole_load_position(%d, '{}', 50000)", next),
+			"flagpole_load_tables",
+			"flagpole_load_changes(" + a + ")",
+			"flagpole_load_flags(" + a + ")",
+			"flagpole_load_users(" + a + ")",
+			"flagpole_load_votes(" + a + ", now() - interval '30 days')",
+		} {
+			var plan string
+			if err := conn.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) EXECUTE "+call).Scan(&plan); err != nil {
+				t.Fatalf("%s: %v", call, err)
+			}
+			var nodes []struct{ Plan planNode }
+			if err := json.Unmarshal([]byte(plan), &nodes); err != nil || len(nodes) != 1 {
+				t.Fatalf("%s: the plan %q: %v", call, plan, err)
+			}
+			stamped, generic := false, false
+			nodes[0].Plan.walk(func(n *planNode) {
+				cond := n.Filter + " " + n.IndexCond + " " + n.RecheckCond
+				if !strings.Contains(cond, "stamp") {
+					return
+				}
+				stamped = true
+				generic = generic || strings.Contains(cond, "$1") || strings.Contains(cond, "$2")
+				if n.NodeType == "Seq Scan" {
+					t.Errorf("%s: reads all of %s for the rows not seen:\n%s", call, n.Relation, plan)
+				}
+			})
+			if stamped && !generic {
+				t.Errorf("%s: the plan is for the values, not generic (plan_cache_mode):\n%s", call, plan)
+			}
+			if !stamped && strings.Contains(call, "(") && !strings.HasPrefix(call, "flagpole_load_position") {
+				t.Errorf("%s: no condition on stamp in the plan:\n%s", call, plan)
+			}
+		}
+	}
+}
+
+// planNode is one node of EXPLAIN (FORMAT JSON), what the test reads.
+type planNode struct {
+	NodeType    string     `json:"Node Type"`
+	Relation    string     `json:"Relation Name"`
+	Filter      string     `json:"Filter"`
+	IndexCond   string     `json:"Index Cond"`
+	RecheckCond string     `json:"Recheck Cond"`
+	Plans       []planNode `json:"Plans"`
+}
+
+func (n *planNode) walk(f func(*planNode)) {
+	f(n)
+	for i := range n.Plans {
+		n.Plans[i].walk(f)
+	}
+}
+
+// TestPreparedLoads: the incremental loads run prepared on the connection
+// the loader keeps; one that finds them gone (a pooler in transaction
+// mode hands each transaction another session) reads the same load
+// unprepared and the loader plans every load from then on; a kept
+// connection that breaks is replaced by the next load.
+func TestPreparedLoads(t *testing.T) {
+	db, _ := loadertest.Open(t, loader.Postgres)
+	seed(t, db, loader.SeedOptions{Flags: 20, Users: 3, Days: 2, Seed: 3})
+	ctx := context.Background()
+	var id string
+	if err := db.Get(&id, "SELECT id FROM flags WHERE status = 'APPROVED' ORDER BY id LIMIT 1"); err != nil {
+		t.Fatal(err)
+	}
+	user := 0
+	vote := func() {
+		user++
+		u := fmt.Sprintf("prepared-%d", user)
+		db.MustExec("INSERT INTO users (id) VALUES ($1)", u)
+		db.MustExec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, $2, 'green')", id, u)
+	}
+	kept := func(ld *loader.Loader) (pid int, names []string) {
+		t.Helper()
+		ok, err := loader.KeptConn(ld, func(c *sql.Conn) error {
+			if err := c.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+				return err
+			}
+			rows, err := c.QueryContext(ctx, "SELECT name FROM pg_prepared_statements ORDER BY name")
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var n string
+				rows.Scan(&n)
+				names = append(names, n)
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return 0, nil
+		}
+		return pid, names
+	}
+	ld, store := loaderOf(db)
+	mustLoad(t, ld) // the first load reads everything, the long way
+	mustLoad(t, ld) // the first incremental one prepares
+	pid, names := kept(ld)
+	if want := "flagpole_load_changes flagpole_load_flags flagpole_load_position flagpole_load_tables flagpole_load_users flagpole_load_votes"; strings.Join(names, " ") != want {
+		t.Fatalf("the kept connection holds the statements %q, want %q", names, want)
+	}
+	_, green, _ := counts(store, id)
+
+	// The backend of the kept connection ends (a restart, an
+	// administrator): a load may fail on it, the next prepares anew.
+	db.MustExec("SELECT pg_terminate_backend($1)", pid)
+	vote()
+	if err := ld.LoadFlags(ctx); err != nil {
+		mustLoad(t, ld)
+	}
+	if _, g, _ := counts(store, id); g != green+1 {
+		t.Fatalf("after the kept connection ended, the vote does not show: green %d, want %d", g, green+1)
+	}
+	if pid2, names := kept(ld); pid2 == 0 || pid2 == pid || len(names) != 6 {
+		t.Fatalf("after the kept connection ended: backend %d (was %d), statements %q", pid2, pid, names)
+	}
+
+	// The statements gone from the session, as behind a pooler in
+	// transaction mode: the same load reads unprepared, and so do the next.
+	if _, err := loader.KeptConn(ld, func(c *sql.Conn) error { _, err := c.ExecContext(ctx, "DEALLOCATE ALL"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	vote()
+	mustLoad(t, ld)
+	if _, g, _ := counts(store, id); g != green+2 {
+		t.Fatalf("after the statements were gone, the vote does not show: green %d, want %d", g, green+2)
+	}
+	if !loader.Unprepared(ld) {
+		t.Fatal("the loader still prepares after its statements were gone")
+	}
+	if pid, _ := kept(ld); pid != 0 {
+		t.Fatal("the loader still keeps a connection after its statements were gone")
+	}
+	vote()
+	mustLoad(t, ld)
+	if _, g, _ := counts(store, id); g != green+3 {
+		t.Fatalf("unprepared, the vote does not show: green %d, want %d", g, green+3)
+	}
+	if ld.Status().LastFull {
+		t.Error("the unprepared load read everything")
+	}
+}
