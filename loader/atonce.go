@@ -105,7 +105,11 @@ type message struct {
 // readBoth asks the position, then, unless the server moved, sends the
 // message: the prepared statements (prepared.go) or queries.atOnce.
 func (l *Loader) readBoth(ctx context.Context, conn *sql.Conn, prepared bool, now time.Time) (position, bool, *message, error) {
-	pos, moved, err := l.db.pgPosition(ctx, conn, l.pos, prepared)
+	prefix := ""
+	if prepared {
+		prefix = l.kept.prefix
+	}
+	pos, moved, err := l.db.pgPosition(ctx, conn, l.pos, prefix)
 	if err != nil || moved {
 		return pos, moved, nil, err
 	}
@@ -119,10 +123,10 @@ func (l *Loader) readBoth(ctx context.Context, conn *sql.Conn, prepared bool, no
 func (l *Loader) readMessage(ctx context.Context, conn *sql.Conn, prepared bool, now time.Time) (*message, error) {
 	var query string
 	if prepared {
-		a := preparedArgs(l.pos)
-		query = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; EXECUTE flagpole_load_tables; " +
-			"EXECUTE flagpole_load_changes(" + a + "); EXECUTE flagpole_load_flags(" + a + "); " +
-			"EXECUTE flagpole_load_users(" + a + "); EXECUTE flagpole_load_votes(" + a + ", " +
+		a, p := preparedArgs(l.pos), l.kept.prefix
+		query = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; " + genericPlans + "; EXECUTE " + p + "tables; " +
+			"EXECUTE " + p + "changes(" + a + "); EXECUTE " + p + "flags(" + a + "); " +
+			"EXECUTE " + p + "users(" + a + "); EXECUTE " + p + "votes(" + a + ", " +
 			pq.QuoteLiteral(tsText(now.Add(-voteWindow))) + "); COMMIT"
 	} else {
 		next, running := l.db.unseenArgs(l.pos)

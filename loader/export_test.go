@@ -18,8 +18,23 @@ func Barrier(ctx context.Context, primary *DB) error {
 }
 
 // PrepareScript is what the loads' kept connection runs once on db
-// (prepared.go).
-func PrepareScript(db *DB) string { return db.q.prepare }
+// (prepared.go), its statements' names beginning with prefix.
+func PrepareScript(db *DB, prefix string) string { return prepareScript(prefix, db.q.loadCols) }
+
+// GenericPlans is what each of the load's transactions on the kept
+// connection runs first.
+const GenericPlans = genericPlans
+
+// KeptPrefix is how the names of l's prepared statements begin ("": it
+// keeps none).
+func KeptPrefix(l *Loader) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.kept.conn == nil {
+		return ""
+	}
+	return l.kept.prefix
+}
 
 // PreparedArgs are the prepared statements' arguments of the unseen rows
 // from next, the open stamps running below it.
@@ -43,4 +58,12 @@ func Unprepared(l *Loader) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.kept.off
+}
+
+// AgeKept makes l's kept connection as old as keptFor, as if prepared
+// that long ago.
+func AgeKept(l *Loader) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.kept.since = l.kept.since.Add(-keptFor)
 }

@@ -164,6 +164,7 @@ func (l *Loader) load(ctx context.Context, withTrends bool) error {
 	start := time.Now()
 	rows, full, err := l.loadFlags(ctx, withTrends)
 	if err != nil {
+		l.dropKept()
 		err = l.failed(err)
 	}
 	if l.opt.OnLoad != nil {
@@ -394,7 +395,6 @@ const keyTimeout = 2 * time.Second
 // that the next load starts on a fresh one.
 func (l *Loader) failed(err error) error {
 	l.db.DropIdle()
-	l.dropKept()
 	return l.db.Explain(err)
 }
 

@@ -114,10 +114,10 @@ func (db *DB) beginLoad(ctx context.Context, prev position) (*load, error) {
 	if err != nil {
 		return nil, err
 	}
-	pos, moved, err := db.pgPosition(ctx, conn, prev, false)
+	pos, moved, err := db.pgPosition(ctx, conn, prev, "")
 	if err == nil && moved {
 		// Another server: the ids of prev mean nothing here.
-		pos, _, err = db.pgPosition(ctx, conn, position{}, false)
+		pos, _, err = db.pgPosition(ctx, conn, position{}, "")
 	}
 	if err != nil {
 		conn.Close()
@@ -139,10 +139,10 @@ func (db *DB) beginLoad(ctx context.Context, prev position) (*load, error) {
 	return &load{Tx: tx, conn: conn, pos: pos, reload: moved}, nil
 }
 
-// pgPosition runs pgPosition on conn (prepared: as prepared.go's
-// flagpole_load_position); moved is whether the server's ids are behind
-// prev's.
-func (db *DB) pgPosition(ctx context.Context, conn *sql.Conn, prev position, prepared bool) (position, bool, error) {
+// pgPosition runs pgPosition on conn (or, prepared there with the names
+// prefix, its prepared form: prepared.go); moved is whether the server's
+// ids are behind prev's.
+func (db *DB) pgPosition(ctx context.Context, conn *sql.Conn, prev position, prefix string) (position, bool, error) {
 	running := make([]int64, len(prev.running))
 	for i, x := range prev.running {
 		running[i] = int64(x)
@@ -150,9 +150,9 @@ func (db *DB) pgPosition(ctx context.Context, conn *sql.Conn, prev position, pre
 	var hi, upto int64
 	var open []int64
 	var row *sql.Row
-	if prepared {
+	if prefix != "" {
 		next, list := db.unseenArgs(prev)
-		row = conn.QueryRowContext(ctx, "EXECUTE flagpole_load_position("+next+", "+pq.QuoteLiteral(list)+", "+strconv.Itoa(maxChecked)+")")
+		row = conn.QueryRowContext(ctx, genericPlans+"; EXECUTE "+prefix+"position("+next+", "+pq.QuoteLiteral(list)+", "+strconv.Itoa(maxChecked)+")")
 	} else {
 		row = conn.QueryRowContext(ctx, pgPosition, int64(prev.next), pq.Array(running), maxChecked)
 	}

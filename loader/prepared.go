@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/lib/pq"
 )
@@ -21,49 +23,53 @@ import (
 // load that the requests sent meanwhile wait on most.
 //
 // Prepared statements are planned for any value of their parameters (the
-// generic plan; the connection sets plan_cache_mode so, or PostgreSQL
-// would plan each run anew, seeing that the generic plan costs more than
-// one for the values), and a generic plan knows nothing of how many rows
-// "stamp >= $1" reads: it reads all of flags. Bounded on both sides
-// ("stamp >= $1 AND stamp < $3", $3 the largest bigint), the condition is
-// a range, which the planner takes to hold a two-hundredth of the rows,
-// and so scans the stamp index (TestPreparedPlans checks every plan). The
-// open stamps are bounded the same way, between the least of them and
-// the next. The vote times read the flags' ids once (ARRAY of a
-// subquery), not in a join that the plan would make a hash of every flag.
+// generic plan; each of the load's transactions sets plan_cache_mode so,
+// SET LOCAL, or PostgreSQL would plan each run anew, seeing that the
+// generic plan costs more than one for the values), and a generic plan
+// knows nothing of how many rows "stamp >= $1" reads: it reads all of
+// flags. Bounded on both sides ("stamp >= $1 AND stamp <= $3", $3 the
+// largest bigint), the condition is a range, which the planner takes to
+// hold a two-hundredth of the rows, and so scans the stamp index
+// (TestPreparedPlans checks every plan). The open stamps are bounded the
+// same way, between the least of them and the next. The vote times read
+// the flags' ids once (ARRAY of a subquery), not in a join that the plan
+// would make a hash of every flag.
 //
 // Behind a pooler in transaction mode (PgBouncer) the session is not the
 // loader's alone: its prepared statements are gone on the next
-// transaction. The load that finds one gone reads again unprepared, and
-// the loader plans every load from then on (logged once).
+// transaction, or stay on a server session that other clients get. Their
+// names are the connection's own (a random part), so that no load runs
+// or trips on another's, and the load that finds them gone reads again
+// unprepared; the loader plans every load from then on (logged once).
+// The kept connection is renewed every keptFor, as the pool renews its
+// idle ones, so that it follows the database's address when that moves.
 
 // unseenPrepared is unseenWhere for the prepared statements: $1 the least
 // stamp not seen, $2 the open stamps below it, $3 the largest bigint, $4
 // the least open stamp (or $1); see above for why the bounds.
-const unseenPrepared = "((stamp >= $1 AND stamp < $3) OR (stamp >= $4 AND stamp < $1 AND stamp = ANY($2)))"
+const unseenPrepared = "((stamp >= $1 AND stamp <= $3) OR (stamp >= $4 AND stamp < $1 AND stamp = ANY($2)))"
 
-// preparedNames are the statements prepare makes, in the order the load's
-// message runs them (the position before it).
-var preparedNames = []string{"flagpole_load_position", "flagpole_load_tables", "flagpole_load_changes",
-	"flagpole_load_flags", "flagpole_load_users", "flagpole_load_votes"}
+// genericPlans is what each of the load's transactions on the kept
+// connection sets first: the plans made once (see above).
+const genericPlans = "SET LOCAL plan_cache_mode = force_generic_plan"
 
-// prepareScript is what a kept connection runs once: the plan mode and
-// the statements of preparedNames.
-func prepareScript(cols string) string {
+// prepareScript is what a kept connection runs once: the load's
+// statements, each named prefix and what it reads (position, tables,
+// changes, flags, users, votes).
+func prepareScript(prefix, cols string) string {
 	unseen := "(bigint, bigint[], bigint, bigint)"
 	return strings.Join([]string{
-		"SET plan_cache_mode = force_generic_plan",
-		"PREPARE flagpole_load_position(bigint, bigint[], bigint) AS " + pgPosition,
-		"PREPARE flagpole_load_tables AS " + pgTables,
-		"PREPARE flagpole_load_changes" + unseen + " AS SELECT kind, COALESCE(" + dayTextExpr(Postgres, "day") +
+		"PREPARE " + prefix + "position(bigint, bigint[], bigint) AS " + pgPosition,
+		"PREPARE " + prefix + "tables AS " + pgTables,
+		"PREPARE " + prefix + "changes" + unseen + " AS SELECT kind, COALESCE(" + dayTextExpr(Postgres, "day") +
 			", '') FROM data_changes WHERE " + unseenPrepared + " ORDER BY stamp",
-		"PREPARE flagpole_load_flags" + unseen + " AS SELECT " + cols + " FROM flags WHERE " + unseenPrepared,
+		"PREPARE " + prefix + "flags" + unseen + " AS SELECT " + cols + " FROM flags WHERE " + unseenPrepared,
 		// NULL unless a user was added since (migration 00006). A count,
 		// not EXISTS: the generic plan of an EXISTS reads users in order
 		// until a row matches, all of them when none does.
-		"PREPARE flagpole_load_users" + unseen + " AS SELECT CASE WHEN (SELECT count(*) FROM users WHERE " +
+		"PREPARE " + prefix + "users" + unseen + " AS SELECT CASE WHEN (SELECT count(*) FROM users WHERE " +
 			unseenPrepared + ") > 0 THEN (SELECT count(*) FROM users) END",
-		"PREPARE flagpole_load_votes(bigint, bigint[], bigint, bigint, timestamptz) AS SELECT flag_id, " +
+		"PREPARE " + prefix + "votes(bigint, bigint[], bigint, bigint, timestamptz) AS SELECT flag_id, " +
 			msExpr(Postgres, "created_at") + " FROM votes WHERE created_at >= $5 AND flag_id = ANY(ARRAY(SELECT id FROM flags WHERE " +
 			unseenPrepared + "))",
 	}, ";\n")
@@ -90,9 +96,16 @@ func preparedArgs(p position) string {
 
 // kept is the connection the loads' prepared statements live on.
 type kept struct {
-	conn *sql.Conn // nil until a load needs it, or after it failed
-	off  bool      // the statements did not stay prepared: plan every load
+	conn   *sql.Conn // nil until a load needs it, or after it failed
+	prefix string    // the statements' names on conn: flagpole_load_<random>_
+	since  time.Time // when conn was prepared
+	off    bool      // the statements did not stay prepared: plan every load
 }
+
+// keptFor is how long a kept connection serves before the next load
+// prepares on a new one: the pool's idle connections' time
+// (SetConnMaxIdleTime).
+const keptFor = 5 * time.Minute
 
 // keptConn returns the connection for an incremental load in one
 // message and whether its statements are prepared; a pooled connection
@@ -102,19 +115,21 @@ func (l *Loader) keptConn(ctx context.Context) (*sql.Conn, bool, error) {
 		conn, err := l.db.Conn(ctx)
 		return conn, false, err
 	}
-	if l.kept.conn != nil {
+	if l.kept.conn != nil && time.Since(l.kept.since) < keptFor {
 		return l.kept.conn, true, nil
 	}
+	l.dropKept()
 	conn, err := l.db.Conn(ctx)
 	if err != nil {
 		return nil, false, err
 	}
-	if _, err := conn.ExecContext(ctx, l.db.q.prepare); err != nil {
+	prefix := fmt.Sprintf("flagpole_load_%016x_", rand.Uint64())
+	if _, err := conn.ExecContext(ctx, prepareScript(prefix, l.db.q.loadCols)); err != nil {
 		conn.Raw(func(any) error { return driver.ErrBadConn })
 		conn.Close()
 		return nil, false, fmt.Errorf("prepare the load's statements: %w", err)
 	}
-	l.kept.conn = conn
+	l.kept = kept{conn: conn, prefix: prefix, since: time.Now()}
 	return conn, true, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,21 +36,33 @@ func TestPreparedPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, loader.PrepareScript(db)); err != nil {
+	const p = "flagpole_load_test_"
+	if _, err := conn.ExecContext(ctx, loader.PrepareScript(db, p)); err != nil {
 		t.Fatal(err)
 	}
 	for _, running := range [][]uint64{nil, {next - 3, next - 1}} {
 		a := loader.PreparedArgs(next, running...)
 		for _, call := range []string{
-			fmt.Sprintf("flagpole_load_position(%d, '{}', 50000)", next),
-			"flagpole_load_tables",
-			"flagpole_load_changes(" + a + ")",
-			"flagpole_load_flags(" + a + ")",
-			"flagpole_load_users(" + a + ")",
-			"flagpole_load_votes(" + a + ", now() - interval '30 days')",
+			fmt.Sprintf(p+"position(%d, '{}', 50000)", next),
+			p + "tables",
+			p + "changes(" + a + ")",
+			p + "flags(" + a + ")",
+			p + "users(" + a + ")",
+			p + "votes(" + a + ", now() - interval '30 days')",
 		} {
 			var plan string
-			if err := conn.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) EXECUTE "+call).Scan(&plan); err != nil {
+			err := func() error {
+				tx, err := conn.BeginTx(ctx, nil)
+				if err != nil {
+					return err
+				}
+				defer tx.Rollback()
+				if _, err := tx.ExecContext(ctx, loader.GenericPlans); err != nil {
+					return err
+				}
+				return tx.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) EXECUTE "+call).Scan(&plan)
+			}()
+			if err != nil {
 				t.Fatalf("%s: %v", call, err)
 			}
 			var nodes []struct{ Plan planNode }
@@ -71,7 +84,7 @@ func TestPreparedPlans(t *testing.T) {
 			if stamped && !generic {
 				t.Errorf("%s: the plan is for the values, not generic (plan_cache_mode):\n%s", call, plan)
 			}
-			if !stamped && strings.Contains(call, "(") && !strings.HasPrefix(call, "flagpole_load_position") {
+			if !stamped && strings.Contains(call, "(") && !strings.HasPrefix(call, p+"position") {
 				t.Errorf("%s: no condition on stamp in the plan:\n%s", call, plan)
 			}
 		}
@@ -99,7 +112,8 @@ func (n *planNode) walk(f func(*planNode)) {
 // the loader keeps; one that finds them gone (a pooler in transaction
 // mode hands each transaction another session) reads the same load
 // unprepared and the loader plans every load from then on; a kept
-// connection that breaks is replaced by the next load.
+// connection that breaks, or has served keptFor, is replaced by the next
+// load.
 func TestPreparedLoads(t *testing.T) {
 	db, _ := loadertest.Open(t, loader.Postgres)
 	seed(t, db, loader.SeedOptions{Flags: 20, Users: 3, Days: 2, Seed: 3})
@@ -115,21 +129,30 @@ func TestPreparedLoads(t *testing.T) {
 		db.MustExec("INSERT INTO users (id) VALUES ($1)", u)
 		db.MustExec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, $2, 'green')", id, u)
 	}
-	kept := func(ld *loader.Loader) (pid int, names []string) {
+	// kept returns the backend of ld's kept connection and, of each of its
+	// statements, how often PostgreSQL ran it on its generic plan and on
+	// one made for the values.
+	type plans struct{ generic, custom int }
+	kept := func(ld *loader.Loader) (pid int, stmts map[string]plans) {
 		t.Helper()
+		prefix := loader.KeptPrefix(ld)
 		ok, err := loader.KeptConn(ld, func(c *sql.Conn) error {
 			if err := c.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
 				return err
 			}
-			rows, err := c.QueryContext(ctx, "SELECT name FROM pg_prepared_statements ORDER BY name")
+			rows, err := c.QueryContext(ctx, "SELECT name, generic_plans, custom_plans FROM pg_prepared_statements")
 			if err != nil {
 				return err
 			}
 			defer rows.Close()
+			stmts = map[string]plans{}
 			for rows.Next() {
 				var n string
-				rows.Scan(&n)
-				names = append(names, n)
+				var p plans
+				if err := rows.Scan(&n, &p.generic, &p.custom); err != nil {
+					return err
+				}
+				stmts[strings.TrimPrefix(n, prefix)] = p
 			}
 			return rows.Err()
 		})
@@ -139,14 +162,32 @@ func TestPreparedLoads(t *testing.T) {
 		if !ok {
 			return 0, nil
 		}
-		return pid, names
+		return pid, stmts
 	}
+	names := func(stmts map[string]plans) string {
+		var ns []string
+		for n := range stmts {
+			ns = append(ns, n)
+		}
+		slices.Sort(ns)
+		return strings.Join(ns, " ")
+	}
+	const all = "changes flags position tables users votes"
+
 	ld, store := loaderOf(db)
 	mustLoad(t, ld) // the first load reads everything, the long way
 	mustLoad(t, ld) // the first incremental one prepares
-	pid, names := kept(ld)
-	if want := "flagpole_load_changes flagpole_load_flags flagpole_load_position flagpole_load_tables flagpole_load_users flagpole_load_votes"; strings.Join(names, " ") != want {
-		t.Fatalf("the kept connection holds the statements %q, want %q", names, want)
+	vote()
+	mustLoad(t, ld)
+	mustLoad(t, ld)
+	pid, stmts := kept(ld)
+	if names(stmts) != all {
+		t.Fatalf("the kept connection holds the statements %q, want %q", names(stmts), all)
+	}
+	for n, p := range stmts {
+		if p.generic != 3 || p.custom != 0 {
+			t.Errorf("after three loads, %s ran %d times on its generic plan and %d on a custom one; want 3 and 0", n, p.generic, p.custom)
+		}
 	}
 	_, green, _ := counts(store, id)
 
@@ -160,13 +201,25 @@ func TestPreparedLoads(t *testing.T) {
 	if _, g, _ := counts(store, id); g != green+1 {
 		t.Fatalf("after the kept connection ended, the vote does not show: green %d, want %d", g, green+1)
 	}
-	if pid2, names := kept(ld); pid2 == 0 || pid2 == pid || len(names) != 6 {
-		t.Fatalf("after the kept connection ended: backend %d (was %d), statements %q", pid2, pid, names)
+	if pid2, stmts := kept(ld); pid2 == 0 || pid2 == pid || names(stmts) != all {
+		t.Fatalf("after the kept connection ended: backend %d (was %d), statements %q", pid2, pid, names(stmts))
 	}
 
-	// The statements gone from the session, as behind a pooler in
-	// transaction mode: the same load reads unprepared, and so do the next.
-	if _, err := loader.KeptConn(ld, func(c *sql.Conn) error { _, err := c.ExecContext(ctx, "DEALLOCATE ALL"); return err }); err != nil {
+	// A kept connection serves keptFor, then the next load prepares on
+	// another (so that it follows the database's address when it moves).
+	pid, _ = kept(ld)
+	loader.AgeKept(ld)
+	mustLoad(t, ld)
+	if pid2, stmts := kept(ld); pid2 == pid || names(stmts) != all {
+		t.Fatalf("after keptFor, the loads keep backend %d (was %d), statements %q", pid2, pid, names(stmts))
+	}
+
+	// A statement gone from the session, as behind a pooler in
+	// transaction mode (here the flags', which the load finds missing in
+	// its message, after its position): the same load reads unprepared,
+	// and so do the next.
+	prefix := loader.KeptPrefix(ld)
+	if _, err := loader.KeptConn(ld, func(c *sql.Conn) error { _, err := c.ExecContext(ctx, "DEALLOCATE "+prefix+"flags"); return err }); err != nil {
 		t.Fatal(err)
 	}
 	vote()

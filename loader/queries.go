@@ -24,7 +24,7 @@ type queries struct {
 	// (see Loader.readAtOnce), its ? to be filled by literally: the
 	// unseenArgs three times, the vote window's edge, the unseenArgs again.
 	atOnce      string
-	prepare     string // PostgreSQL: the load's statements prepared (prepared.go)
+	loadCols    string // the columns of a flag the loads read (prepared.go)
 	activeKeys  string
 	snapshotDay string
 	allFlags    string // every flag whatever its status, by id in byte order (export)
@@ -160,7 +160,7 @@ func queriesFor(d Dialect) *queries {
 				" AND flag_id IN (SELECT id FROM flags WHERE " + unseen + ")",
 			"COMMIT",
 		}, ";\n")
-		q.prepare = prepareScript(cols)
+		q.loadCols = cols
 	}
 	bind := bindOf(d)
 	for _, p := range []*string{&q.allApproved, &q.unseenFlags, &q.trendsFrom, &q.trendsDay, &q.unseenChanges,
