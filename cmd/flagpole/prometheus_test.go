@@ -258,7 +258,7 @@ func TestPrometheusAlerts(t *testing.T) {
 		t.Fatalf("FlagpoleLoadsFailing is %s before the database stalls", st)
 	}
 
-	r.proxy.StallOn(flagLoadQuery)
+	r.proxy.StallOn(flagLoadQuery...)
 	until(t, "FlagpoleLoadsFailing fires", 2*time.Minute, func() bool {
 		return p.alertState(t, "FlagpoleLoadsFailing") == "firing"
 	})

@@ -15,11 +15,11 @@ import (
 )
 
 // The queries a proxy stalls on: the first statement of a flag load (the
-// transactions' state, loader/position.go), and the key load.
-const (
-	flagLoadQuery = "pg_current_snapshot() AS s"
-	keyLoadQuery  = "FROM api_keys WHERE revoked_at IS NULL"
-)
+// transactions' state, loader/position.go: its text, or the EXECUTE of
+// it prepared, loader/prepared.go), and the key load.
+var flagLoadQuery = []string{"pg_current_snapshot() AS s", "EXECUTE flagpole_load_"}
+
+const keyLoadQuery = "FROM api_keys WHERE revoked_at IS NULL"
 
 // stallRig is a PostgreSQL database with a few flags and a key, a proxy in
 // front of it, and a way in around the proxy.
@@ -89,7 +89,7 @@ func serving(t *testing.T, base, key, when string) {
 // ready once the network returns.
 func TestStalledFirstLoad(t *testing.T) {
 	r := newStallRig(t)
-	r.proxy.StallOn(flagLoadQuery)
+	r.proxy.StallOn(flagLoadQuery...)
 	s, base, admin := r.serve(t)
 	until(t, "the stalled first load fails and is counted", 30*time.Second, func() bool {
 		return scrape(t, admin, "flagpole_loads_total", `{job="flags",result="error"}`) >= 1
@@ -127,7 +127,7 @@ func TestStalledTick(t *testing.T) {
 		return regexp.MustCompile(`"trend history loaded"`).FindStringSubmatch(s.stderr.String())
 	})
 	before := scrape(t, admin, "flagpole_loads_total", `{job="flags",result="error"}`)
-	r.proxy.StallOn(flagLoadQuery)
+	r.proxy.StallOn(flagLoadQuery...)
 	until(t, "a stalled tick fails and is counted", 30*time.Second, func() bool {
 		serving(t, base, r.key, "during the stall")
 		return scrape(t, admin, "flagpole_loads_total", `{job="flags",result="error"}`) > before

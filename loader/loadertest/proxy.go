@@ -15,8 +15,8 @@ type Proxy struct {
 	target  string
 	mu      sync.Mutex
 	up      bool
-	stalled bool   // connections are accepted and nothing is forwarded
-	trigger []byte // stall everything once a client sends this
+	stalled bool     // connections are accepted and nothing is forwarded
+	trigger [][]byte // stall everything once a client sends one of these
 	conns   map[net.Conn]bool
 	held    []net.Conn // connections that stalled: open, silent, for good
 	// answered holds the clients whose server sent something since the
@@ -70,12 +70,15 @@ func (p *Proxy) Stall() {
 }
 
 // StallOn stalls everything, as Stall does, at the moment a client sends
-// bytes containing pattern (that chunk is not forwarded): the partition
-// strikes in the middle of a chosen query.
-func (p *Proxy) StallOn(pattern string) {
+// bytes containing one of patterns (that chunk is not forwarded): the
+// partition strikes in the middle of a chosen query.
+func (p *Proxy) StallOn(patterns ...string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.trigger = []byte(pattern)
+	p.trigger = nil
+	for _, pt := range patterns {
+		p.trigger = append(p.trigger, []byte(pt))
+	}
 }
 
 // Stalled reports whether the proxy is stalling.
@@ -152,8 +155,10 @@ func (p *Proxy) pump(dst, src net.Conn, fromClient bool, client net.Conn) {
 		n, err := src.Read(buf)
 		if n > 0 {
 			p.mu.Lock()
-			if fromClient && p.trigger != nil && bytes.Contains(buf[:n], p.trigger) {
-				p.stalled = true
+			for _, t := range p.trigger {
+				if fromClient && bytes.Contains(buf[:n], t) {
+					p.stalled = true
+				}
 			}
 			if p.answered[client] == fromClient {
 				p.answered[client] = !fromClient
