@@ -43,14 +43,15 @@ func (l *Loader) coversAtOnce(prev *memstore.Snapshot, full, withTrends bool, no
 // readAtOnce is read's incremental load in one message (see above); it
 // returns errMore, having changed nothing, when the load needs more.
 func (l *Loader) readAtOnce(ctx context.Context, prev *memstore.Snapshot, withTrends bool, now time.Time) (*loadResult, int, error) {
-	conn, prepared, err := l.keptConn(ctx)
+	conn, prefix, err := l.keptConn(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("load: %w", err)
 	}
+	prepared := prefix != ""
 	if !prepared {
 		defer conn.Close()
 	}
-	pos, moved, r, err := l.readBoth(ctx, conn, prepared, now)
+	pos, moved, r, err := l.readBoth(ctx, conn, prefix, now)
 	if err != nil {
 		if prepared {
 			l.dropKept()
@@ -103,27 +104,24 @@ type message struct {
 }
 
 // readBoth asks the position, then, unless the server moved, sends the
-// message: the prepared statements (prepared.go) or queries.atOnce.
-func (l *Loader) readBoth(ctx context.Context, conn *sql.Conn, prepared bool, now time.Time) (position, bool, *message, error) {
-	prefix := ""
-	if prepared {
-		prefix = l.kept.prefix
-	}
+// message: the statements prepared with the names prefix (prepared.go),
+// or queries.atOnce ("").
+func (l *Loader) readBoth(ctx context.Context, conn *sql.Conn, prefix string, now time.Time) (position, bool, *message, error) {
 	pos, moved, err := l.db.pgPosition(ctx, conn, l.pos, prefix)
 	if err != nil || moved {
 		return pos, moved, nil, err
 	}
-	r, err := l.readMessage(ctx, conn, prepared, now)
+	r, err := l.readMessage(ctx, conn, prefix, now)
 	return pos, false, r, err
 }
 
 // readMessage sends the load's reads from l.pos in one message and reads
 // its result sets in order: queries.atOnce, or the same statements
-// prepared.
-func (l *Loader) readMessage(ctx context.Context, conn *sql.Conn, prepared bool, now time.Time) (*message, error) {
+// prepared with the names prefix.
+func (l *Loader) readMessage(ctx context.Context, conn *sql.Conn, prefix string, now time.Time) (*message, error) {
 	var query string
-	if prepared {
-		a, p := preparedArgs(l.pos), l.kept.prefix
+	if p := prefix; p != "" {
+		a := l.db.preparedArgs(l.pos)
 		query = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; " + genericPlans + "; EXECUTE " + p + "tables; " +
 			"EXECUTE " + p + "changes(" + a + "); EXECUTE " + p + "flags(" + a + "); " +
 			"EXECUTE " + p + "users(" + a + "); EXECUTE " + p + "votes(" + a + ", " +

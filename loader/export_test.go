@@ -38,8 +38,8 @@ func KeptPrefix(l *Loader) string {
 
 // PreparedArgs are the prepared statements' arguments of the unseen rows
 // from next, the open stamps running below it.
-func PreparedArgs(next uint64, running ...uint64) string {
-	return preparedArgs(position{next: next, running: running})
+func PreparedArgs(db *DB, next uint64, running ...uint64) string {
+	return db.preparedArgs(position{next: next, running: running})
 }
 
 // KeptConn runs f on the connection l keeps for its prepared statements

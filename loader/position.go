@@ -143,10 +143,6 @@ func (db *DB) beginLoad(ctx context.Context, prev position) (*load, error) {
 // prefix, its prepared form: prepared.go); moved is whether the server's
 // ids are behind prev's.
 func (db *DB) pgPosition(ctx context.Context, conn *sql.Conn, prev position, prefix string) (position, bool, error) {
-	running := make([]int64, len(prev.running))
-	for i, x := range prev.running {
-		running[i] = int64(x)
-	}
 	var hi, upto int64
 	var open []int64
 	var row *sql.Row
@@ -154,6 +150,10 @@ func (db *DB) pgPosition(ctx context.Context, conn *sql.Conn, prev position, pre
 		next, list := db.unseenArgs(prev)
 		row = conn.QueryRowContext(ctx, genericPlans+"; EXECUTE "+prefix+"position("+next+", "+pq.QuoteLiteral(list)+", "+strconv.Itoa(maxChecked)+")")
 	} else {
+		running := make([]int64, len(prev.running))
+		for i, x := range prev.running {
+			running[i] = int64(x)
+		}
 		row = conn.QueryRowContext(ctx, pgPosition, int64(prev.next), pq.Array(running), maxChecked)
 	}
 	err := row.Scan(&hi, &upto, (*pq.Int64Array)(&open))

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"time"
 
@@ -76,22 +75,15 @@ func prepareScript(prefix, cols string) string {
 }
 
 // preparedArgs are the arguments of the unseen statements for position
-// p, as SQL text: next, the open stamps, the largest bigint, the least
-// open stamp.
-func preparedArgs(p position) string {
+// p, as SQL text: next, the open stamps (unseenArgs'), the largest
+// bigint, the least open stamp.
+func (db *DB) preparedArgs(p position) string {
 	least := p.next
-	var b strings.Builder
-	b.WriteString(strconv.FormatUint(p.next, 10))
-	b.WriteString(", '{")
-	for i, x := range p.running {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.FormatUint(x, 10))
+	for _, x := range p.running {
 		least = min(least, x)
 	}
-	fmt.Fprintf(&b, "}', %d, %d", int64(math.MaxInt64), least)
-	return b.String()
+	next, running := db.unseenArgs(p)
+	return fmt.Sprintf("%s, %s, %d, %d", next, pq.QuoteLiteral(running), int64(math.MaxInt64), least)
 }
 
 // kept is the connection the loads' prepared statements live on.
@@ -108,29 +100,30 @@ type kept struct {
 const keptFor = 5 * time.Minute
 
 // keptConn returns the connection for an incremental load in one
-// message and whether its statements are prepared; a pooled connection
-// (the caller closes it) when they cannot be. Under Loader.mu.
-func (l *Loader) keptConn(ctx context.Context) (*sql.Conn, bool, error) {
+// message and how the names of its prepared statements begin; a pooled
+// connection (the caller closes it) and "" when they cannot be prepared.
+// Under Loader.mu.
+func (l *Loader) keptConn(ctx context.Context) (*sql.Conn, string, error) {
 	if l.kept.off {
 		conn, err := l.db.Conn(ctx)
-		return conn, false, err
+		return conn, "", err
 	}
 	if l.kept.conn != nil && time.Since(l.kept.since) < keptFor {
-		return l.kept.conn, true, nil
+		return l.kept.conn, l.kept.prefix, nil
 	}
 	l.dropKept()
 	conn, err := l.db.Conn(ctx)
 	if err != nil {
-		return nil, false, err
+		return nil, "", err
 	}
 	prefix := fmt.Sprintf("flagpole_load_%016x_", rand.Uint64())
 	if _, err := conn.ExecContext(ctx, prepareScript(prefix, l.db.q.loadCols)); err != nil {
 		conn.Raw(func(any) error { return driver.ErrBadConn })
 		conn.Close()
-		return nil, false, fmt.Errorf("prepare the load's statements: %w", err)
+		return nil, "", fmt.Errorf("prepare the load's statements: %w", err)
 	}
 	l.kept = kept{conn: conn, prefix: prefix, since: time.Now()}
-	return conn, true, nil
+	return conn, prefix, nil
 }
 
 // dropKept closes the kept connection (after an error on it, or when the

@@ -41,7 +41,7 @@ func TestPreparedPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, running := range [][]uint64{nil, {next - 3, next - 1}} {
-		a := loader.PreparedArgs(next, running...)
+		a := loader.PreparedArgs(db, next, running...)
 		for _, call := range []string{
 			fmt.Sprintf(p+"position(%d, '{}', 50000)", next),
 			p + "tables",
