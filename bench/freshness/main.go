@@ -17,7 +17,7 @@
 //	    samples /readyz and reports each new snapshot's lastLoadMs
 //	freshness metrics -url METRICS
 //	    prints the load, snapshot and allocation samples of /metrics as JSON
-//	freshness pgdb   create|drop|comment|finish|prune -url POSTGRES_URL ...
+//	freshness pgdb   create|drop|comment|finish|prune|vacuum -url POSTGRES_URL ...
 //	    manages the run's databases (and the cached seed) next to URL's
 //
 // The files: probe.go has the commands that only read the API (ready,

@@ -21,9 +21,10 @@ var dbName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 //	comment -name N               print N's comment; exit 1 if N does not exist
 //	finish -name N -as M -comment C  rename N to M and set its comment
 //	prune -prefix P -keep N       drop the databases named P* except N
+//	vacuum                        VACUUM ANALYZE the database of -url
 func pgdb(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return errors.New("pgdb: want create, drop, comment, finish or prune")
+		return errors.New("pgdb: want create, drop, comment, finish, prune or vacuum")
 	}
 	fs := flag.NewFlagSet("pgdb", flag.ExitOnError)
 	var o pgdbOpts
@@ -40,7 +41,7 @@ func pgdb(ctx context.Context, args []string) error {
 			return fmt.Errorf("pgdb: bad database name %q", n)
 		}
 	}
-	if o.name == "" && args[0] != "prune" {
+	if o.name == "" && args[0] != "prune" && args[0] != "vacuum" {
 		return errors.New("pgdb: -name is required")
 	}
 	db, err := sql.Open("postgres", *raw)
@@ -64,6 +65,9 @@ func pgdb(ctx context.Context, args []string) error {
 		return err
 	case "prune":
 		return pgPrune(ctx, db, o)
+	case "vacuum":
+		_, err := db.ExecContext(ctx, "VACUUM ANALYZE")
+		return err
 	}
 	return fmt.Errorf("pgdb: unknown command %q", args[0])
 }
