@@ -3,7 +3,10 @@
 Per case and rate of votes, the medians of the rounds: req/s, the server's
 CPU a request (its CPU over the requests wrk counted), wrk's p99, the
 snapshots swapped in a second; then the open loop's p50 and p99 at its
-fixed rates. Each voting figure also as a ratio to the quiet one. A
+fixed rates. Each voting figure also as a ratio to the quiet one: the
+median of the rounds' ratios, each voting run to the quiet run of its
+round (bench/votes/run runs them seconds apart), so that a guest whose
+speed drifts between rounds moves no ratio. A
 negative rate is the control: that many votes a second written into
 another database, which the machine pays for and flagpole does not load.
 An open-loop p99 under votes is also given as a ratio to the control's at
@@ -27,6 +30,7 @@ for r in rows:
         w = r["wrk"]
         secs = w["duration_us"] / 1e6
         wrk[(r["case"], r["rate"])].append({
+            "round": r["round"],
             "rps": w["requests"] / secs,
             "cpu_us": 1e6 * r["cpu_s"] / max(w["requests"], 1),
             "p99_ms": w["latency_us"]["p99"] / 1000,
@@ -39,6 +43,7 @@ for r in rows:
     elif r["kind"] == "open":
         v = r["vegeta"]
         opened[(r["case"], r.get("target", 0), r["rate"])].append({
+            "round": r["round"],
             "p50_ms": v["latencies"]["50th"] / 1e6, "p99_ms": v["latencies"]["99th"] / 1e6,
             "rps": v["throughput"], "success": v["success"]})
     elif r["kind"] == "writer":
@@ -48,6 +53,14 @@ for r in rows:
 
 def med(xs, k):
     return statistics.median(x[k] for x in xs)
+
+
+def paired(xs, qs, k):
+    """The median over the rounds of xs[k] / qs[k], each run of xs to the
+    run of qs of its round; None without a round in both."""
+    base = {q["round"]: q[k] for q in qs}
+    rs = [x[k] / base[x["round"]] for x in xs if base.get(x["round"])]
+    return statistics.median(rs) if rs else None
 
 
 def label(rate):
@@ -70,8 +83,9 @@ for c in cases:
         m["rounds"] = len(xs)
         out["wrk"]["%s@%d" % (c, rate)] = m
         ratio = ""
-        if q and rate:
-            ratio = "| %.2f | %.2fx | %.2fx" % (m["rps"] / med(q, "rps"), m["cpu_us"] / med(q, "cpu_us"), m["p99_ms"] / med(q, "p99_ms"))
+        if q and rate and paired(xs, q, "rps") is not None:
+            m["vs_quiet"] = {k: paired(xs, q, k) for k in ("rps", "cpu_us", "p99_ms")}
+            ratio = "| %.2f | %.2fx | %.2fx" % (m["vs_quiet"]["rps"], m["vs_quiet"]["cpu_us"], m["vs_quiet"]["p99_ms"])
         else:
             ratio = "| | |"
         lines.append("| `%s` | %s | %.0f | %.1f µs | %.2f ms | %.1f | %.2f %s |" % (c, label(rate), m["rps"], m["cpu_us"], m["p99_ms"], m["swaps"], m["others"], ratio))
@@ -84,15 +98,18 @@ if opened:
             q = opened.get((c, target, 0))
             m = {k: med(xs, k) for k in ("p50_ms", "p99_ms", "rps", "success")}
             out["open"]["%s@%d@%d" % (c, target, rate)] = m
-            ratio = "%.2fx" % (m["p99_ms"] / med(q, "p99_ms")) if q and rate else ""
+            vq = paired(xs, q, "p99_ms") if q and rate else None
+            ratio = "%.2fx" % vq if vq is not None else ""
             ctl = opened.get((c, target, -rate)) if rate > 0 else None
-            own = "%.2fx" % (m["p99_ms"] / med(ctl, "p99_ms")) if ctl else ""
+            vc = paired(xs, ctl, "p99_ms") if ctl else None
+            own = "%.2fx" % vc if vc is not None else ""
+            m["p99_vs_quiet"], m["p99_vs_control"] = vq, vc
             short = " (saturated)" if target and m["rps"] < 0.98 * target else ""
             lines.append("| `%s` | %s | %.0f%s | %.2f ms | %.2f ms | %s | %s |" % (c, label(rate), m["rps"], short, m["p50_ms"], m["p99_ms"], ratio, own))
 for rate, vs in sorted(votes.items()):
     if rate:
         lines.append("")
-        lines.append("writer asked for %s votes/s, committed %s a second (each round)" % (label(rate), ", ".join("%.0f" % v for v in vs)))
+        lines.append("writer asked for %s votes/s, committed %s a second (each run)" % (label(rate), ", ".join("%.0f" % v for v in vs)))
 table = "\n".join(lines)
 print(table)
 out["table"] = table
