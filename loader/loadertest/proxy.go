@@ -3,6 +3,7 @@ package loadertest
 import (
 	"bytes"
 	"net"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -155,10 +156,8 @@ func (p *Proxy) pump(dst, src net.Conn, fromClient bool, client net.Conn) {
 		n, err := src.Read(buf)
 		if n > 0 {
 			p.mu.Lock()
-			for _, t := range p.trigger {
-				if fromClient && bytes.Contains(buf[:n], t) {
-					p.stalled = true
-				}
+			if fromClient && slices.ContainsFunc(p.trigger, func(t []byte) bool { return bytes.Contains(buf[:n], t) }) {
+				p.stalled = true
 			}
 			if p.answered[client] == fromClient {
 				p.answered[client] = !fromClient
