@@ -47,8 +47,7 @@ func pipeConnOf(t *testing.T, every time.Duration) (_ *connlimit.Listener, serve
 // live stream's 2 ms write deadline is not stretched to the sweep's tick.
 func TestShortDeadlineAtOnce(t *testing.T) {
 	c, peer := pipeConn(t, time.Hour) // no sweep in the test's time
-	c.SetReadDeadline(time.Now().Add(30 * time.Millisecond))
-	if took, err := readAfter(t, c); !errors.Is(err, os.ErrDeadlineExceeded) || took < 30*time.Millisecond {
+	if took, err := readUnder(t, c, 30*time.Millisecond); !errors.Is(err, os.ErrDeadlineExceeded) || took < 30*time.Millisecond {
 		t.Fatalf("read: %v after %v, want the deadline exceeded at 30 ms", err, took)
 	}
 	go func() { peer.Read(make([]byte, 1)) }()
@@ -64,10 +63,33 @@ func TestDeadlinesAfterClose(t *testing.T) {
 	l, c, _ := pipeConnOf(t, tick)
 	l.Close()
 	time.Sleep(3 * tick)
-	c.SetReadDeadline(time.Now().Add(time.Second)) // beyond two ticks: the sweep's
-	if took, err := readAfter(t, c); !errors.Is(err, os.ErrDeadlineExceeded) || took < time.Second {
+	// A deadline beyond two ticks: the sweep's.
+	if took, err := readUnder(t, c, time.Second); !errors.Is(err, os.ErrDeadlineExceeded) || took < time.Second {
 		t.Fatalf("read after Close: %v after %v, want the deadline exceeded at 1 s", err, took)
 	}
+}
+
+// readUnder sets c's read deadline d from now and reads one byte; it
+// returns the error and how long after the deadline was set the read
+// ended, so a read ended before d is one whose deadline fired early
+// however long the setting itself took.
+func readUnder(t *testing.T, c net.Conn, d time.Duration) (time.Duration, error) {
+	t.Helper()
+	start := time.Now()
+	c.SetReadDeadline(start.Add(d))
+	_, err := readAfter(t, c)
+	return time.Since(start), err
+}
+
+// writeAfter writes b to peer d from now, and returns now: a read of it
+// ends no sooner than d after.
+func writeAfter(peer net.Conn, d time.Duration, b string) time.Time {
+	start := time.Now()
+	go func() {
+		time.Sleep(d)
+		peer.Write([]byte(b))
+	}()
+	return start
 }
 
 // readAfter reads one byte from c and returns how long it took and the
@@ -82,8 +104,7 @@ func readAfter(t *testing.T, c net.Conn) (time.Duration, error) {
 // ticks after.
 func TestReadDeadlineFires(t *testing.T) {
 	c, _ := pipeConn(t, tick)
-	c.SetReadDeadline(time.Now().Add(150 * time.Millisecond))
-	took, err := readAfter(t, c)
+	took, err := readUnder(t, c, 150*time.Millisecond)
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("read: %v, want the deadline exceeded", err)
 	}
@@ -102,22 +123,16 @@ func TestReadDeadlineMovedLater(t *testing.T) {
 	c, peer := pipeConn(t, tick)
 	c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	go func() {
-		time.Sleep(300 * time.Millisecond)
-		peer.Write([]byte("x"))
-	}()
-	if took, err := readAfter(t, c); err != nil || took < 250*time.Millisecond {
-		t.Fatalf("read: %v after %v, want the byte sent at 300 ms", err, took)
+	sent := writeAfter(peer, 300*time.Millisecond, "x")
+	if _, err := readAfter(t, c); err != nil || time.Since(sent) < 300*time.Millisecond {
+		t.Fatalf("read: %v after %v, want the byte sent at 300 ms", err, time.Since(sent))
 	}
 	// Cleared, none fires.
 	c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
 	c.SetReadDeadline(time.Time{})
-	go func() {
-		time.Sleep(300 * time.Millisecond)
-		peer.Write([]byte("y"))
-	}()
-	if took, err := readAfter(t, c); err != nil || took < 250*time.Millisecond {
-		t.Fatalf("read with no deadline: %v after %v", err, took)
+	sent = writeAfter(peer, 300*time.Millisecond, "y")
+	if _, err := readAfter(t, c); err != nil || time.Since(sent) < 300*time.Millisecond {
+		t.Fatalf("read with no deadline: %v after %v", err, time.Since(sent))
 	}
 }
 
@@ -134,12 +149,9 @@ func TestPastDeadlineAbortsAtOnce(t *testing.T) {
 		t.Fatalf("aborted read: %v", err)
 	}
 	c.SetReadDeadline(time.Time{})
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		peer.Write([]byte("z"))
-	}()
-	if took, err := readAfter(t, c); err != nil || took < 50*time.Millisecond {
-		t.Fatalf("read after clearing: %v after %v", err, took)
+	sent := writeAfter(peer, 100*time.Millisecond, "z")
+	if _, err := readAfter(t, c); err != nil || time.Since(sent) < 100*time.Millisecond {
+		t.Fatalf("read after clearing: %v after %v", err, time.Since(sent))
 	}
 }
 
@@ -148,8 +160,10 @@ func TestPastDeadlineAbortsAtOnce(t *testing.T) {
 func TestWriteDeadlineFires(t *testing.T) {
 	c, peer := pipeConn(t, tick)
 	go func() { peer.Read(make([]byte, 3)) }() // reads three bytes, then none
-	c.SetWriteDeadline(time.Now().Add(150 * time.Millisecond))
-	n, took, err := connlimit.Within(t, "write", func() (int, error) { return c.Write([]byte("abcdef")) })
+	start := time.Now()                        // before the setting: took is not short by its time
+	c.SetWriteDeadline(start.Add(150 * time.Millisecond))
+	n, _, err := connlimit.Within(t, "write", func() (int, error) { return c.Write([]byte("abcdef")) })
+	took := time.Since(start)
 	if !errors.Is(err, os.ErrDeadlineExceeded) || n != 3 {
 		t.Fatalf("write: %d, %v; want 3 written and the deadline exceeded", n, err)
 	}
