@@ -95,6 +95,7 @@ func writer(ctx context.Context, args []string) error {
 	rate := fs.Float64("rate", 20, "votes per second")
 	duration := fs.Duration("duration", 0, "stop after this long (0: when killed)")
 	workers := fs.Int("workers", 1, "voters committing at once, each at rate/workers (a commit waits for the disk: one voter commits about 150 a second on the bench's machine)")
+	nflags := fs.Int("flags", 20000, "vote on the first this many approved flags by id (1: every vote on one hot flag)")
 	fs.Parse(args)
 	if *duration > 0 {
 		var cancel context.CancelFunc
@@ -110,7 +111,7 @@ func writer(ctx context.Context, args []string) error {
 		defer v.db.Close()
 		voters[i] = v
 	}
-	ids, err := voters[0].approvedIDs(ctx, 20000)
+	ids, err := voters[0].approvedIDs(ctx, max(*nflags, 1))
 	if err != nil {
 		return err
 	}
