@@ -160,7 +160,8 @@ func TestPastDeadlineAbortsAtOnce(t *testing.T) {
 func TestWriteDeadlineFires(t *testing.T) {
 	c, peer := pipeConn(t, tick)
 	go func() { peer.Read(make([]byte, 3)) }() // reads three bytes, then none
-	start := time.Now()                        // before the setting: took is not short by its time
+	// took counts from before the setting, as readUnder does for reads.
+	start := time.Now()
 	c.SetWriteDeadline(start.Add(150 * time.Millisecond))
 	n, _, err := connlimit.Within(t, "write", func() (int, error) { return c.Write([]byte("abcdef")) })
 	took := time.Since(start)
