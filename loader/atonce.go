@@ -81,17 +81,22 @@ func (l *Loader) readAtOnce(ctx context.Context, prev *memstore.Snapshot, withTr
 	if withTrends {
 		trends = prev.Trends.Update(nil, memstore.DayOf(now)-(memstore.TrendDays-1))
 	}
-	voted := unheld(prev, r.flags)
+	if len(r.votes.needWhole(prev, r.flags)) > 0 {
+		// A flag new to the snapshot, or whose counters moved by other
+		// than its fresh votes: the long way reads its votes whole.
+		return nil, 0, errMore
+	}
 	users := prev.Stats().UsersTotal // no user added: the count prev was built with
 	if r.users.Valid {
 		users = r.users.Int64
 	}
-	agg, voteRows := l.aggregates(false, users, voted, r.times, now)
+	agg := l.aggregates(false, users, r.flags, r.votes, now)
 	snap, err := memstore.Build(prev, memstore.Change{Flags: r.flags, Trends: trends, Aggregates: agg, LoadedAt: now})
 	if err != nil {
+		l.votes = nil // see aggregates
 		return nil, 0, fmt.Errorf("build snapshot: %w", err)
 	}
-	return &loadResult{Snapshot: snap, pos: pos, flagRows: len(r.flags)}, len(r.flags) + voteRows, nil
+	return &loadResult{Snapshot: snap, pos: pos, flagRows: len(r.flags), again: r.votes.again}, len(r.flags) + r.votes.rows, nil
 }
 
 // message is what readMessage read.
@@ -99,8 +104,8 @@ type message struct {
 	tables  string
 	changes []change
 	flags   []memstore.FlagInput
-	users   sql.NullInt64      // counted only when a user was added
-	times   map[string][]int64 // the votes in the window of the flags read
+	users   sql.NullInt64 // counted only when a user was added
+	votes   *loadVotes    // the fresh votes and the flags read whole
 }
 
 // readBoth asks the position, then, unless the server moved, sends the
@@ -111,38 +116,43 @@ func (l *Loader) readBoth(ctx context.Context, conn *sql.Conn, prefix string, no
 	if err != nil || moved {
 		return pos, moved, nil, err
 	}
-	r, err := l.readMessage(ctx, conn, prefix, now)
+	if testHookAfterPosition != nil {
+		testHookAfterPosition()
+	}
+	r, err := l.readMessage(ctx, conn, prefix, pos, now)
 	return pos, false, r, err
 }
 
 // readMessage sends the load's reads from l.pos in one message and reads
 // its result sets in order: queries.atOnce, or the same statements
 // prepared with the names prefix.
-func (l *Loader) readMessage(ctx context.Context, conn *sql.Conn, prefix string, now time.Time) (*message, error) {
+func (l *Loader) readMessage(ctx context.Context, conn *sql.Conn, prefix string, pos position, now time.Time) (*message, error) {
 	var query string
+	cut := tsText(now.Add(-voteWindow))
 	if p := prefix; p != "" {
 		a := l.db.preparedArgs(l.pos)
 		query = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; " + genericPlans + "; EXECUTE " + p + "tables; " +
 			"EXECUTE " + p + "changes(" + a + "); EXECUTE " + p + "flags(" + a + "); " +
-			"EXECUTE " + p + "users(" + a + "); EXECUTE " + p + "votes(" + a + ", " +
-			pq.QuoteLiteral(tsText(now.Add(-voteWindow))) + "); COMMIT"
+			"EXECUTE " + p + "users(" + a + "); EXECUTE " + p + "votes(" + a + "); " +
+			"EXECUTE " + p + "whole(" + a + ", " + pq.QuoteLiteral(cut) + "); COMMIT"
 	} else {
 		next, running := l.db.unseenArgs(l.pos)
-		query = literally(l.db.q.atOnce, next, running, next, running, next, running, tsText(now.Add(-voteWindow)), next, running)
+		query = literally(l.db.q.atOnce, next, running, next, running, next, running, next, running, cut, next, running, next, running)
 	}
 	rows, err := conn.QueryContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	m := &message{times: map[string][]int64{}}
+	m := &message{votes: newLoadVotes()}
 	var tables sql.NullString
 	sets := []func() error{
 		func() error { return scanOne(rows, &tables) },
 		func() (err error) { m.changes, err = scanChanges(rows); return err },
 		func() (err error) { m.flags, err = scanFlags(rows); return err },
 		func() error { return scanOne(rows, &m.users) },
-		func() error { return scanVoteTimes(rows, m.times) },
+		func() error { return voteScan{into: m.votes.fresh, pos: &pos, skip: l.counted, v: m.votes}.rows(rows) },
+		func() error { return voteScan{into: m.votes.whole, v: m.votes}.rows(rows) },
 	}
 	for i, scan := range sets {
 		if i > 0 && !rows.NextResultSet() {

@@ -14,7 +14,7 @@ import (
 // TestLoadInOneMessage: on PostgreSQL an incremental load asks the
 // server twice (its position, then every read in one message), counted
 // on the wire by a proxy, and shows what it read: a vote (counts, the
-// vote windows), a new user (counted only then), users deleted (counted
+// vote windows), the vote deleted, a new user (counted only then), users deleted (counted
 // again the long way), a flag approved. A load that finds a row of
 // data_changes (here the daily snapshot) reads the long way and shows
 // the day. Statement by statement, a load took eight round trips. The
@@ -77,6 +77,15 @@ func TestLoadInOneMessage(t *testing.T) {
 	if now.UsersTotal != st.UsersTotal+1 || now.VotesLast24h != st.VotesLast24h+1 || now.VotesLast30d != st.VotesLast30d+1 {
 		t.Errorf("stats after a vote by a new user: users %d, last 24h %d, last 30d %d; want %d, %d, %d",
 			now.UsersTotal, now.VotesLast24h, now.VotesLast30d, st.UsersTotal+1, st.VotesLast24h+1, st.VotesLast30d+1)
+	}
+
+	// A vote deleted: the flag's votes are read whole, in the same message
+	// (reread_stamp, migration 00007).
+	db.MustExec("DELETE FROM votes WHERE flag_id = $1 AND user_id = 'one-message'", id)
+	oneMessage("a vote deleted")
+	if got := store.Snapshot().Stats(); got.VotesLast24h != st.VotesLast24h || got.VotesLast30d != st.VotesLast30d {
+		t.Errorf("stats after the vote was deleted: last 24h %d, last 30d %d; want %d, %d",
+			got.VotesLast24h, got.VotesLast30d, st.VotesLast24h, st.VotesLast30d)
 	}
 
 	// A user added without a stamp (its trigger off) is not counted: the

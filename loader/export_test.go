@@ -10,6 +10,10 @@ import (
 // PostgreSQL) runs it once every read is done.
 func SetHookAfterFlags(f func()) { testHookAfterFlags = f }
 
+// SetHookAfterPosition sets the function a PostgreSQL load runs between
+// its question of its position and its snapshot (nil: none).
+func SetHookAfterPosition(f func()) { testHookAfterPosition = f }
+
 // Barrier passes the barrier before a load on primary as a woken load
 // would, with each lock waited for at most 500 ms.
 func Barrier(ctx context.Context, primary *DB) error {

@@ -5,11 +5,8 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 
 	"github.com/flagpole/flagpole/memstore"
 )
@@ -54,80 +51,20 @@ func splitContexts(s string) []string {
 	return strings.Split(s, ",")
 }
 
-// readVoteTimes reads the creation times of votes since cut, Unix ms,
-// by flag: of every approved flag, or of the flags ids when given.
-func (db *DB) readVoteTimes(ctx context.Context, r reader, cut time.Time, ids []string) (map[string][]int64, error) {
-	out := map[string][]int64{}
-	scan := func(query string, args ...any) error {
-		rows, err := r.QueryContext(ctx, query, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		return scanVoteTimes(rows, out)
-	}
-	if ids == nil {
-		if err := scan(db.q.voteTimes, tsText(cut)); err != nil {
-			return nil, err
-		}
-	}
-	const batch = 500 // well under either database's limit on bound values
-	for start := 0; start < len(ids); start += batch {
-		query, args, err := sqlx.In(db.q.voteTimesOf, tsText(cut), ids[start:min(start+batch, len(ids))])
-		if err != nil {
-			return nil, err
-		}
-		if err := scan(db.Rebind(query), args...); err != nil {
-			return nil, err
-		}
-	}
-	for _, ts := range out {
-		slices.Sort(ts)
-	}
-	return out, nil
-}
-
-// scanVoteTimes adds the rows of a vote-times query (its current result
-// set: flag id, Unix ms) to out.
-func scanVoteTimes(rows *sql.Rows, out map[string][]int64) error {
-	for rows.Next() {
-		var id string
-		var ms int64
-		if err := rows.Scan(&id, &ms); err != nil {
-			return err
-		}
-		out[id] = append(out[id], ms)
-	}
-	return rows.Err()
-}
-
 // readAggregates counts the users and, from the vote windows (rebuilt on
-// a full load, else updated with the votes of the flags given), the votes
-// of the last 24 hours, 7 and 30 days; and it says how many vote times it
-// read.
-func (l *Loader) readAggregates(ctx context.Context, r reader, full bool, flags []memstore.FlagInput, now time.Time) (memstore.Aggregates, int, error) {
+// a full load, else updated with what changed: votes.go), the votes of
+// the last 24 hours, 7 and 30 days; it says how many vote rows it read
+// and which stamps the next load skips.
+func (l *Loader) readAggregates(ctx context.Context, ld *load, full bool, prev *memstore.Snapshot, flags []memstore.FlagInput, now time.Time) (memstore.Aggregates, *loadVotes, error) {
 	var users int64
-	if err := r.QueryRowContext(ctx, l.db.q.users).Scan(&users); err != nil {
-		return memstore.Aggregates{}, 0, err
+	if err := ld.QueryRowContext(ctx, l.db.q.users).Scan(&users); err != nil {
+		return memstore.Aggregates{}, nil, err
 	}
-	var times map[string][]int64
-	if l.rebuildsWindows(full, now) {
-		var err error
-		if times, err = l.db.readVoteTimes(ctx, r, now.Add(-voteWindow), nil); err != nil {
-			return memstore.Aggregates{}, 0, err
-		}
-	} else if len(flags) > 0 {
-		ids := make([]string, len(flags))
-		for i := range flags {
-			ids[i] = flags[i].ID
-		}
-		var err error
-		if times, err = l.db.readVoteTimes(ctx, r, now.Add(-voteWindow), ids); err != nil {
-			return memstore.Aggregates{}, 0, err
-		}
+	v, err := l.readVotes(ctx, ld, l.rebuildsWindows(full, now), prev, flags, now)
+	if err != nil {
+		return memstore.Aggregates{}, nil, err
 	}
-	a, read := l.aggregates(full, users, flags, times, now)
-	return a, read, nil
+	return l.aggregates(full, users, flags, v, now), v, nil
 }
 
 // rebuildsWindows is whether a load reads the vote times of every flag
@@ -138,34 +75,24 @@ func (l *Loader) rebuildsWindows(full bool, now time.Time) bool {
 }
 
 // aggregates are the statistics of a load that counted users and read
-// times (by flag id: every approved flag's when rebuildsWindows, else
-// those of flags and perhaps more), and the number of vote times it used.
-func (l *Loader) aggregates(full bool, users int64, flags []memstore.FlagInput, times map[string][]int64, now time.Time) (memstore.Aggregates, int) {
+// the votes v (all of them when rebuildsWindows, else what changed of
+// flags, the flags it read). A load that fails after this must forget
+// the windows (l.votes = nil): they count votes that its position has
+// not seen.
+func (l *Loader) aggregates(full bool, users int64, flags []memstore.FlagInput, v *loadVotes, now time.Time) memstore.Aggregates {
 	a := memstore.Aggregates{Users: users}
-	read := 0 // vote times
 	w := l.votes
 	if l.rebuildsWindows(full, now) {
 		w = newVoteWindows(now)
-		for id, ts := range times {
-			read += len(ts)
+		for id, ts := range v.all {
 			w.setFlag(id, ts)
 		}
 	} else {
-		// Idempotent: a tick that fails after this reads the same flags
-		// again and sets the same times.
-		for i := range flags {
-			if flags[i].Approved {
-				ts := times[flags[i].ID]
-				read += len(ts)
-				w.setFlag(flags[i].ID, ts)
-			} else {
-				w.setFlag(flags[i].ID, nil)
-			}
-		}
+		v.update(w, flags)
 	}
 	l.votes = w
 	a.VotesLast24h, a.Last7d, a.Last30d = w.since(now.Add(-24*time.Hour)), w.since(now.Add(-7*24*time.Hour)), w.since(now.Add(-voteWindow))
-	return a, read
+	return a
 }
 
 // ReadKeys reads the active API keys.

@@ -64,8 +64,11 @@ type Loader struct {
 	pos      position   // what the loads have seen (see position)
 	lastFull time.Time
 	votes    *voteWindows // the vote times behind /stats' windows
-	flagRows int          // flag rows the last load read
-	kept     kept         // PostgreSQL: the connection of the loads' prepared statements
+	// counted is the stamps of votes the last load counted that its
+	// position has not seen (loadVotes.again).
+	counted  map[uint64]struct{}
+	flagRows int  // flag rows the last load read
+	kept     kept // PostgreSQL: the connection of the loads' prepared statements
 
 	statsMu sync.Mutex
 	stats   Status
@@ -199,7 +202,7 @@ func (l *Loader) loadFlags(ctx context.Context, withTrends bool) (int, bool, err
 	if full = snap.full; full {
 		l.lastFull = now
 	}
-	l.pos = snap.pos
+	l.pos, l.counted = snap.pos, snap.again
 	l.flagRows = snap.flagRows
 	historyArrived := prev != nil && prev.Trends == nil && snap.Trends != nil
 	l.store.SetSnapshot(snap.Snapshot)
@@ -215,13 +218,18 @@ func (l *Loader) loadFlags(ctx context.Context, withTrends bool) (int, bool, err
 // the flags and its read of the statistics.
 var testHookAfterFlags func()
 
+// testHookAfterPosition, when set by a test, runs between a PostgreSQL
+// load's question of its position and its snapshot.
+var testHookAfterPosition func()
+
 // loadResult is what one load read: the snapshot built and what the
 // next load needs to know of it.
 type loadResult struct {
 	*memstore.Snapshot
-	pos      position // what this load has seen
-	full     bool     // every approved flag was read
-	flagRows int      // flag rows read
+	pos      position            // what this load has seen
+	full     bool                // every approved flag was read
+	flagRows int                 // flag rows read
+	again    map[uint64]struct{} // see loadVotes.again
 }
 
 // read runs one load's queries in one read transaction (DB.beginLoad),
@@ -269,20 +277,17 @@ func (l *Loader) read(ctx context.Context, prev *memstore.Snapshot, full, withTr
 			return nil, 0, err
 		}
 	}
-	voted := flags
-	if !full {
-		voted = unheld(prev, flags)
-	}
-	agg, voteRows, err := l.readAggregates(ctx, ld, full, voted, now)
+	agg, votes, err := l.readAggregates(ctx, ld, full, prev, flags, now)
 	if err != nil {
 		return nil, 0, fmt.Errorf("load stats: %w", err)
 	}
 	snap, err := memstore.Build(prev, memstore.Change{Full: full, Flags: flags, Trends: trends, Aggregates: agg, LoadedAt: now})
 	if err != nil {
+		l.votes = nil // see aggregates
 		return nil, 0, fmt.Errorf("build snapshot: %w", err)
 	}
-	return &loadResult{Snapshot: snap, pos: ld.pos, full: full, flagRows: len(flags)},
-		len(flags) + trendRows + voteRows, nil
+	return &loadResult{Snapshot: snap, pos: ld.pos, full: full, flagRows: len(flags), again: votes.again},
+		len(flags) + trendRows + votes.rows, nil
 }
 
 // bulk is what the unseen rows of data_changes ask of a load.
@@ -326,22 +331,6 @@ func (l *Loader) readTrends(ctx context.Context, r reader, prev *memstore.Snapsh
 		rows = append(rows, got...)
 	}
 	return prev.Trends.Update(rows, oldest), len(rows), nil
-}
-
-// unheld is the flags prev does not hold as read. The vote times of a
-// flag it holds are in the windows already: a vote moves its flag's
-// counts and stamp.
-func unheld(prev *memstore.Snapshot, flags []memstore.FlagInput) []memstore.FlagInput {
-	if prev == nil {
-		return flags
-	}
-	var out []memstore.FlagInput
-	for i := range flags {
-		if !prev.Holds(&flags[i]) {
-			out = append(out, flags[i])
-		}
-	}
-	return out
 }
 
 // LoadKeys reads the active API keys and swaps the key set in.

@@ -123,6 +123,9 @@ func (db *DB) beginLoad(ctx context.Context, prev position) (*load, error) {
 		conn.Close()
 		return nil, err
 	}
+	if testHookAfterPosition != nil {
+		testHookAfterPosition()
+	}
 	tx, err := conn.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 	if err != nil {
 		conn.Close()
@@ -189,9 +192,12 @@ func (db *DB) unseenArgs(p position) (string, string) {
 
 // unseenWhere is the dialect's condition on stamp for the rows not seen
 // from a position: its two arguments are unseenArgs'.
-func unseenWhere(d Dialect) string {
+func unseenWhere(d Dialect) string { return unseenOf(d, "stamp") }
+
+// unseenOf is unseenWhere on the stamp column col.
+func unseenOf(d Dialect, col string) string {
 	if d == Postgres {
-		return "(stamp >= CAST(? AS bigint) OR stamp = ANY(CAST(? AS bigint[])))"
+		return "(" + col + " >= CAST(? AS bigint) OR " + col + " = ANY(CAST(? AS bigint[])))"
 	}
-	return "(stamp >= CAST(? AS INTEGER) OR stamp IN (SELECT value FROM json_each(?)))"
+	return "(" + col + " >= CAST(? AS INTEGER) OR " + col + " IN (SELECT value FROM json_each(?)))"
 }

@@ -30,9 +30,9 @@ import (
 // largest bigint), the condition is a range, which the planner takes to
 // hold a two-hundredth of the rows, and so scans the stamp index
 // (TestPreparedPlans checks every plan). The open stamps are bounded the
-// same way, between the least of them and the next. The vote times read
-// the flags' ids once (ARRAY of a subquery), not in a join that the plan
-// would make a hash of every flag.
+// same way, between the least of them and the next. The votes of the
+// flags to read whole are joined to those flags, found by both stamps,
+// through the votes' primary key (TestPreparedPlans: no table read whole).
 //
 // Behind a pooler in transaction mode (PgBouncer) the session is not the
 // loader's alone: its prepared statements are gone on the next
@@ -48,13 +48,16 @@ import (
 // the least open stamp (or $1); see above for why the bounds.
 const unseenPrepared = "((stamp >= $1 AND stamp <= $3) OR (stamp >= $4 AND stamp < $1 AND stamp = ANY($2)))"
 
+// unseenPreparedOf is unseenPrepared on the stamp column col.
+func unseenPreparedOf(col string) string { return strings.ReplaceAll(unseenPrepared, "stamp", col) }
+
 // genericPlans is what each of the load's transactions on the kept
 // connection sets first: the plans made once (see above).
 const genericPlans = "SET LOCAL plan_cache_mode = force_generic_plan"
 
 // prepareScript is what a kept connection runs once: the load's
 // statements, each named prefix and what it reads (position, tables,
-// changes, flags, users, votes).
+// changes, flags, users, votes, whole).
 func prepareScript(prefix, cols string) string {
 	unseen := "(bigint, bigint[], bigint, bigint)"
 	return strings.Join([]string{
@@ -68,9 +71,9 @@ func prepareScript(prefix, cols string) string {
 		// until a row matches, all of them when none does.
 		"PREPARE " + prefix + "users" + unseen + " AS SELECT CASE WHEN (SELECT count(*) FROM users WHERE " +
 			unseenPrepared + ") > 0 THEN (SELECT count(*) FROM users) END",
-		"PREPARE " + prefix + "votes(bigint, bigint[], bigint, bigint, timestamptz) AS SELECT flag_id, " +
-			msExpr(Postgres, "created_at") + " FROM votes WHERE created_at >= $5 AND flag_id = ANY(ARRAY(SELECT id FROM flags WHERE " +
-			unseenPrepared + "))",
+		"PREPARE " + prefix + "votes" + unseen + " AS " + unseenVotes(Postgres, unseenPrepared),
+		"PREPARE " + prefix + "whole(bigint, bigint[], bigint, bigint, timestamptz) AS " +
+			wholeVotes(Postgres, "$5", unseenPreparedOf("f.stamp"), unseenPreparedOf("f.reread_stamp")),
 	}, ";\n")
 }
 

@@ -18,6 +18,7 @@ import (
 // parameters, not values: plan_cache_mode took) and read the rows not
 // seen through the stamp indexes, never by reading a whole table: on
 // 20,000 rows each the plain condition's generic plan read all of them.
+// The votes of the flags read whole are read by flag.
 func TestPreparedPlans(t *testing.T) {
 	db, _ := loadertest.Open(t, loader.Postgres)
 	db.MustExec(`INSERT INTO flags (id, slug, status, category, text_tr, text_en, text_de, text_es, red_count, green_count)
@@ -48,7 +49,8 @@ func TestPreparedPlans(t *testing.T) {
 			p + "changes(" + a + ")",
 			p + "flags(" + a + ")",
 			p + "users(" + a + ")",
-			p + "votes(" + a + ", now() - interval '30 days')",
+			p + "votes(" + a + ")",
+			p + "whole(" + a + ", now() - interval '30 days')",
 		} {
 			var plan string
 			err := func() error {
@@ -79,6 +81,16 @@ func TestPreparedPlans(t *testing.T) {
 				generic = generic || strings.Contains(cond, "$1") || strings.Contains(cond, "$2")
 				if n.NodeType == "Seq Scan" {
 					t.Errorf("%s: reads all of %s for the rows not seen:\n%s", call, n.Relation, plan)
+				}
+			})
+			nodes[0].Plan.walk(func(n *planNode) {
+				if n.NodeType == "Seq Scan" && n.Relation == "votes" {
+					t.Errorf("%s: reads all of votes:\n%s", call, plan)
+				}
+				// The flags' votes by the primary key, not every vote
+				// since the window's edge.
+				if n.Relation == "votes" && strings.HasPrefix(call, p+"whole") && !strings.Contains(n.IndexCond, "flag_id") {
+					t.Errorf("%s: reads votes by %q, not by flag:\n%s", call, n.IndexCond, plan)
 				}
 			})
 			if stamped && !generic {
@@ -172,7 +184,7 @@ func TestPreparedLoads(t *testing.T) {
 		slices.Sort(ns)
 		return strings.Join(ns, " ")
 	}
-	const all = "changes flags position tables users votes"
+	const all = "changes flags position tables users votes whole"
 
 	ld, store := loaderOf(db)
 	mustLoad(t, ld) // the first load reads everything, the long way

@@ -20,9 +20,11 @@ type queries struct {
 	users         string
 	voteTimes     string // every vote of an approved flag since ?
 	voteTimesOf   string // the votes since ? of some flags: IN (?) expanded by sqlx.In
+	unseenVotes   string // the votes a position has not seen, of any age (votes.go)
+	wholeVotes    string // the votes since ? of the flags to read whole (reread_stamp) a position has not seen
 	// atOnce is an incremental load's reads on PostgreSQL as one message
 	// (see Loader.readAtOnce), its ? to be filled by literally: the
-	// unseenArgs three times, the vote window's edge, the unseenArgs again.
+	// unseenArgs four times, the vote window's edge, the unseenArgs twice.
 	atOnce      string
 	loadCols    string // the columns of a flag the loads read (prepared.go)
 	activeKeys  string
@@ -116,6 +118,21 @@ func tsText(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000
 // dayText formats a day number as YYYY-MM-DD.
 func dayText(day int32) string { return time.Unix(int64(day)*86400, 0).UTC().Format(time.DateOnly) }
 
+// unseenVotes is the query of the votes not seen, of any age: unseen is
+// the condition on their stamp.
+func unseenVotes(d Dialect, unseen string) string {
+	return "SELECT flag_id, " + msExpr(d, "created_at") + ", stamp FROM votes WHERE " + unseen
+}
+
+// wholeVotes is the query of the votes since ts (the window's edge) of the
+// flags to read whole: changed (the condition on f.stamp) and with a
+// reread_stamp not seen (on f.reread_stamp). A flag with none in the
+// window gives one row of NULLs.
+func wholeVotes(d Dialect, ts, changed, reread string) string {
+	return "SELECT f.id, " + msExpr(d, "v.created_at") + ", v.stamp FROM flags f LEFT JOIN votes v ON v.flag_id = f.id AND v.created_at >= " +
+		ts + " WHERE " + changed + " AND " + reread
+}
+
 func queriesFor(d Dialect) *queries {
 	cols := "id, slug, status, category, COALESCE(region, '') AS region, " +
 		"text_tr, text_en, text_de, text_es, description_tr, description_en, description_de, description_es, " +
@@ -138,12 +155,14 @@ func queriesFor(d Dialect) *queries {
 		trendsDay: "SELECT flag_id, " + fullDay + ", red, green FROM flag_snapshots WHERE day = " + day +
 			" ORDER BY flag_id, day",
 		users: "SELECT count(*) FROM users",
-		voteTimes: "SELECT v.flag_id, " + msExpr(d, "v.created_at") + " FROM votes v JOIN flags f ON f.id = v.flag_id " +
+		voteTimes: "SELECT v.flag_id, " + msExpr(d, "v.created_at") + ", v.stamp FROM votes v JOIN flags f ON f.id = v.flag_id " +
 			"AND f.status = 'APPROVED' WHERE v.created_at >= " + ts,
-		voteTimesOf: "SELECT flag_id, " + msExpr(d, "created_at") + " FROM votes WHERE created_at >= " + ts +
+		voteTimesOf: "SELECT flag_id, " + msExpr(d, "created_at") + ", stamp FROM votes WHERE created_at >= " + ts +
 			" AND flag_id IN (?)",
-		activeKeys: "SELECT id, key_hash, COALESCE(rate_limit, 0) AS rate_limit FROM api_keys WHERE revoked_at IS NULL",
-		allFlags:   "SELECT " + cols + " FROM flags ORDER BY id" + byteOrder(d),
+		unseenVotes: unseenVotes(d, unseenWhere(d)),
+		wholeVotes:  wholeVotes(d, ts, unseenOf(d, "f.stamp"), unseenOf(d, "f.reread_stamp")),
+		activeKeys:  "SELECT id, key_hash, COALESCE(rate_limit, 0) AS rate_limit FROM api_keys WHERE revoked_at IS NULL",
+		allFlags:    "SELECT " + cols + " FROM flags ORDER BY id" + byteOrder(d),
 		snapshotDay: "INSERT INTO flag_snapshots (flag_id, day, red, green) " +
 			"SELECT id, " + day + ", red_count, green_count FROM flags WHERE true ON CONFLICT (flag_id, day) DO NOTHING",
 	}
@@ -156,15 +175,15 @@ func queriesFor(d Dialect) *queries {
 			"SELECT " + cols + " FROM flags WHERE " + unseen,
 			// NULL unless a user was added since (migration 00006).
 			"SELECT CASE WHEN EXISTS (SELECT 1 FROM users WHERE " + unseen + ") THEN (SELECT count(*) FROM users) END",
-			"SELECT flag_id, " + msExpr(d, "created_at") + " FROM votes WHERE created_at >= " + ts +
-				" AND flag_id IN (SELECT id FROM flags WHERE " + unseen + ")",
+			q.unseenVotes,
+			q.wholeVotes,
 			"COMMIT",
 		}, ";\n")
 		q.loadCols = cols
 	}
 	bind := bindOf(d)
 	for _, p := range []*string{&q.allApproved, &q.unseenFlags, &q.trendsFrom, &q.trendsDay, &q.unseenChanges,
-		&q.users, &q.voteTimes, &q.activeKeys, &q.snapshotDay} {
+		&q.users, &q.voteTimes, &q.unseenVotes, &q.wholeVotes, &q.activeKeys, &q.snapshotDay} {
 		*p = sqlx.Rebind(bind, *p)
 	}
 	return q

@@ -10,9 +10,8 @@ import (
 // voteWindows holds the creation times of the votes of the last 30 days
 // on approved flags, so that /stats can count the votes of the last 24
 // hours, 7 and 30 days without a tick reading them all again: a full load
-// reads them once, and a tick reads only the votes of the flags it read
-// (a vote bumps its flag's updated_at, so every change to a flag's votes,
-// and every change of its status, brings the flag into the tick).
+// reads them once, and a tick adds the votes it has not seen, reading a
+// flag's votes whole only when one was taken away (votes.go).
 //
 // Times are counted per minute in a Fenwick tree, and kept exactly within
 // each minute, so that a window's edge falls between two votes to the
@@ -30,7 +29,7 @@ type voteWindows struct {
 	base  int64   // Unix ms of the start of minute 0
 	tree  []int32 // Fenwick tree of the votes per minute
 	flags map[string]int32
-	// slabs[flags[id]] is the flag's vote times, ascending; a removed
+	// slabs[flags[id]] is the flag's vote times, in no order; a removed
 	// flag's index is in free until a new flag takes it.
 	slabs []slab
 	free  []int32
@@ -107,7 +106,7 @@ func (w *voteWindows) alloc(size int) slab {
 }
 
 // setFlag replaces the vote times of a flag (nil: it has none, or it is
-// not approved). times must be ascending; it is not kept.
+// not approved); times is not kept.
 func (w *voteWindows) setFlag(id string, times []int64) {
 	k, had := w.flags[id]
 	var s slab
@@ -150,6 +149,41 @@ func (w *voteWindows) setFlag(id string, times []int64) {
 		}
 		w.slabs[k] = s
 	}
+	w.compact()
+}
+
+// addFlag adds vote times to a flag's (those before base it skips): the
+// votes of a held flag that a load found new, in any order. It costs what
+// the new votes cost, not what the flag holds.
+func (w *voteWindows) addFlag(id string, times []int64) {
+	n := 0
+	for _, t := range times {
+		if t >= w.base {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	k, had := w.flags[id]
+	if !had {
+		k = w.newFlag(id)
+	}
+	s := w.slabs[k]
+	if int(s.n)+n > int(s.size) {
+		grown := w.alloc(max(4, 2*(int(s.n)+n)))
+		grown.n = uint32(copy(w.pool[grown.off:grown.off+grown.size], w.times(s)))
+		s = grown
+	}
+	for _, t := range times {
+		if t >= w.base {
+			r := w.rel(t)
+			w.pool[s.off+s.n] = r
+			s.n++
+			w.add(r)
+		}
+	}
+	w.slabs[k] = s
 	w.compact()
 }
 

@@ -12,7 +12,7 @@ import (
 
 // The windows must count exactly what the SQL over every vote counted:
 // votes at or after each cut, to the millisecond, through any sequence of
-// flags gaining, losing and replacing votes.
+// flags gaining (added or set), losing and replacing votes.
 func TestVoteWindowsCountLikeSQL(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 30, 123e6, time.UTC)
 	w := newVoteWindows(now)
@@ -32,9 +32,14 @@ func TestVoteWindowsCountLikeSQL(t *testing.T) {
 			}
 			ts = append(ts, t)
 		}
-		slices.Sort(ts)
-		w.setFlag(id, slices.Clone(ts))
-		truth[id] = ts
+		if rng.IntN(2) == 0 {
+			// New votes added to what the flag holds, in any order.
+			w.addFlag(id, slices.Clone(ts))
+			truth[id] = append(truth[id], ts...)
+		} else {
+			w.setFlag(id, slices.Clone(ts))
+			truth[id] = ts
+		}
 		if step%50 != 0 {
 			continue
 		}
@@ -114,8 +119,11 @@ func TestVoteWindowsBounded(t *testing.T) {
 		for i := range ts {
 			ts[i] = now.UnixMilli() - rng.Int64N(span)
 		}
-		slices.Sort(ts)
-		w.setFlag(id, ts)
+		if step%3 == 0 {
+			w.addFlag(id, ts[:min(len(ts), 3)]) // a few new votes, as a tick adds them
+		} else {
+			w.setFlag(id, ts)
+		}
 		var votes int
 		for _, k := range w.flags {
 			votes += int(w.slabs[k].n)

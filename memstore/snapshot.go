@@ -159,6 +159,15 @@ func (s *Snapshot) FlagBySlug(slug string) (*Flag, int, bool) {
 	return s.flags.at(i), int(i), true
 }
 
+// FlagByID finds an approved flag by its id.
+func (s *Snapshot) FlagByID(id string) (*Flag, bool) {
+	i, ok := s.byID.get(id, &s.flags)
+	if !ok {
+		return nil, false
+	}
+	return s.flags.at(i), true
+}
+
 // Holds reports whether the snapshot holds exactly what in says: the
 // approved flag as read, or, for a flag in says is not approved, none.
 func (s *Snapshot) Holds(in *FlagInput) bool {
