@@ -146,12 +146,15 @@ func (l *Loader) readMessage(ctx context.Context, conn *sql.Conn, prefix string,
 	defer rows.Close()
 	m := &message{votes: newLoadVotes()}
 	var tables sql.NullString
+	var xmax int64
 	sets := []func() error{
-		func() error { return scanOne(rows, &tables) },
+		func() error { return scanOne(rows, &tables, &xmax) },
 		func() (err error) { m.changes, err = scanChanges(rows); return err },
 		func() (err error) { m.flags, err = scanFlags(rows); return err },
 		func() error { return scanOne(rows, &m.users) },
-		func() error { return voteScan{into: m.votes.fresh, pos: &pos, skip: l.counted, v: m.votes}.rows(rows) },
+		func() error {
+			return voteScan{into: m.votes.fresh, pos: &pos, below: uint64(xmax), skip: l.counted, v: m.votes}.rows(rows)
+		},
 		func() error { return voteScan{into: m.votes.whole, v: m.votes}.rows(rows) },
 	}
 	for i, scan := range sets {

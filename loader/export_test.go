@@ -71,3 +71,11 @@ func AgeKept(l *Loader) {
 	defer l.mu.Unlock()
 	l.kept.since = l.kept.since.Add(-keptFor)
 }
+
+// CountedStamps is how many stamps of votes l's last load counted that
+// its position has not seen (the next load skips their votes).
+func CountedStamps(l *Loader) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.counted)
+}

@@ -45,11 +45,22 @@ func (p position) zero() bool { return p.next == 0 && len(p.running) == 0 }
 // load's snapshot (pg_class is read like any table; the regclass
 // functions would see the catalog as it is now), and the cluster's
 // system identifier: another cluster (a restore into a new one) is
-// another world of transaction ids.
+// another world of transaction ids. And the snapshot's xmax (see xmaxNow).
 const pgTables = `SELECT (SELECT system_identifier FROM pg_control_system())::text || ',' ||
-string_agg(c.relname || ':' || c.oid || ':' || c.relfilenode, ',' ORDER BY c.relname)
+string_agg(c.relname || ':' || c.oid || ':' || c.relfilenode, ',' ORDER BY c.relname), ` + xmaxNow + `
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = current_schema() AND c.relname IN ('flags', 'votes', 'flag_snapshots', 'data_changes', 'users')`
+
+// xmaxNow is the first transaction id the load's snapshot does not see.
+// No transaction of this cluster that the snapshot sees has an id at or
+// above it, so a row stamped there is stamped by another cluster's: a
+// dump restored here (pg_restore writes the rows before it creates the
+// triggers), whose ids may run ahead of this cluster's for a long time.
+// The restore gave the tables new storage, which made a load read
+// everything; the loads after it treat such stamps as seen (unseenWhere),
+// or they would read those rows again, every load, until this cluster's
+// ids passed them.
+const xmaxNow = "pg_snapshot_xmax(pg_current_snapshot())::text::bigint"
 
 // maxChecked bounds the transaction ids one load asks the status of: the
 // ids past it stay unchecked, at or above next, and so are read again
@@ -82,6 +93,7 @@ type load struct {
 	// PostgreSQL a 'reload' row of data_changes says so) or when the
 	// database is not the one prev was read from: everything must be read.
 	reload bool
+	xmax   uint64 // PostgreSQL: the snapshot's xmax (xmaxNow); 0 on SQLite
 }
 
 func (ld *load) close() {
@@ -132,14 +144,15 @@ func (db *DB) beginLoad(ctx context.Context, prev position) (*load, error) {
 		return nil, err
 	}
 	var tables sql.NullString
-	if err := tx.QueryRowContext(ctx, pgTables).Scan(&tables); err != nil {
+	var xmax int64
+	if err := tx.QueryRowContext(ctx, pgTables).Scan(&tables, &xmax); err != nil {
 		tx.Rollback()
 		conn.Close()
 		return nil, err
 	}
 	pos.tables = tables.String
 	moved = moved || (prev.tables != "" && prev.tables != pos.tables)
-	return &load{Tx: tx, conn: conn, pos: pos, reload: moved}, nil
+	return &load{Tx: tx, conn: conn, pos: pos, reload: moved, xmax: uint64(xmax)}, nil
 }
 
 // pgPosition runs pgPosition on conn (or, prepared there with the names
@@ -191,13 +204,14 @@ func (db *DB) unseenArgs(p position) (string, string) {
 }
 
 // unseenWhere is the dialect's condition on stamp for the rows not seen
-// from a position: its two arguments are unseenArgs'.
+// from a position: its two arguments are unseenArgs'. On PostgreSQL a
+// stamp at or above the snapshot's xmax is another cluster's (xmaxNow).
 func unseenWhere(d Dialect) string { return unseenOf(d, "stamp") }
 
 // unseenOf is unseenWhere on the stamp column col.
 func unseenOf(d Dialect, col string) string {
 	if d == Postgres {
-		return "(" + col + " >= CAST(? AS bigint) OR " + col + " = ANY(CAST(? AS bigint[])))"
+		return "((" + col + " >= CAST(? AS bigint) AND " + col + " < " + xmaxNow + ") OR " + col + " = ANY(CAST(? AS bigint[])))"
 	}
 	return "(" + col + " >= CAST(? AS INTEGER) OR " + col + " IN (SELECT value FROM json_each(?)))"
 }

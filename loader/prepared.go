@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -26,8 +25,8 @@ import (
 // SET LOCAL, or PostgreSQL would plan each run anew, seeing that the
 // generic plan costs more than one for the values), and a generic plan
 // knows nothing of how many rows "stamp >= $1" reads: it reads all of
-// flags. Bounded on both sides ("stamp >= $1 AND stamp <= $3", $3 the
-// largest bigint), the condition is a range, which the planner takes to
+// flags. Bounded on both sides ("stamp >= $1 AND stamp < " the snapshot's
+// xmax, xmaxNow), the condition is a range, which the planner takes to
 // hold a two-hundredth of the rows, and so scans the stamp index
 // (TestPreparedPlans checks every plan). The open stamps are bounded the
 // same way, between the least of them and the next. The votes of the
@@ -44,9 +43,9 @@ import (
 // idle ones, so that it follows the database's address when that moves.
 
 // unseenPrepared is unseenWhere for the prepared statements: $1 the least
-// stamp not seen, $2 the open stamps below it, $3 the largest bigint, $4
-// the least open stamp (or $1); see above for why the bounds.
-const unseenPrepared = "((stamp >= $1 AND stamp <= $3) OR (stamp >= $4 AND stamp < $1 AND stamp = ANY($2)))"
+// stamp not seen, $2 the open stamps below it, $3 the least open stamp
+// (or $1); see above for why the bounds.
+const unseenPrepared = "((stamp >= $1 AND stamp < " + xmaxNow + ") OR (stamp >= $3 AND stamp < $1 AND stamp = ANY($2)))"
 
 // unseenPreparedOf is unseenPrepared on the stamp column col.
 func unseenPreparedOf(col string) string { return strings.ReplaceAll(unseenPrepared, "stamp", col) }
@@ -59,7 +58,7 @@ const genericPlans = "SET LOCAL plan_cache_mode = force_generic_plan"
 // statements, each named prefix and what it reads (position, tables,
 // changes, flags, users, votes, whole).
 func prepareScript(prefix, cols string) string {
-	unseen := "(bigint, bigint[], bigint, bigint)"
+	unseen := "(bigint, bigint[], bigint)"
 	return strings.Join([]string{
 		"PREPARE " + prefix + "position(bigint, bigint[], bigint) AS " + pgPosition,
 		"PREPARE " + prefix + "tables AS " + pgTables,
@@ -72,21 +71,21 @@ func prepareScript(prefix, cols string) string {
 		"PREPARE " + prefix + "users" + unseen + " AS SELECT CASE WHEN (SELECT count(*) FROM users WHERE " +
 			unseenPrepared + ") > 0 THEN (SELECT count(*) FROM users) END",
 		"PREPARE " + prefix + "votes" + unseen + " AS " + unseenVotes(Postgres, unseenPrepared),
-		"PREPARE " + prefix + "whole(bigint, bigint[], bigint, bigint, timestamptz) AS " +
-			wholeVotes(Postgres, "$5", unseenPreparedOf("f.stamp"), unseenPreparedOf("f.reread_stamp")),
+		"PREPARE " + prefix + "whole(bigint, bigint[], bigint, timestamptz) AS " +
+			wholeVotes(Postgres, "$4", unseenPreparedOf("f.stamp"), unseenPreparedOf("f.reread_stamp")),
 	}, ";\n")
 }
 
 // preparedArgs are the arguments of the unseen statements for position
-// p, as SQL text: next, the open stamps (unseenArgs'), the largest
-// bigint, the least open stamp.
+// p, as SQL text: next, the open stamps (unseenArgs'), the least open
+// stamp.
 func (db *DB) preparedArgs(p position) string {
 	least := p.next
 	for _, x := range p.running {
 		least = min(least, x)
 	}
 	next, running := db.unseenArgs(p)
-	return fmt.Sprintf("%s, %s, %d, %d", next, pq.QuoteLiteral(running), int64(math.MaxInt64), least)
+	return fmt.Sprintf("%s, %s, %d", next, pq.QuoteLiteral(running), least)
 }
 
 // kept is the connection the loads' prepared statements live on.

@@ -127,10 +127,10 @@ func unseenVotes(d Dialect, unseen string) string {
 // wholeVotes is the query of the votes since ts (the window's edge) of the
 // flags to read whole: changed (the condition on f.stamp) and with a
 // reread_stamp not seen (on f.reread_stamp). A flag with none in the
-// window gives one row of NULLs.
+// window, or not approved, gives one row of NULLs.
 func wholeVotes(d Dialect, ts, changed, reread string) string {
 	return "SELECT f.id, " + msExpr(d, "v.created_at") + ", v.stamp FROM flags f LEFT JOIN votes v ON v.flag_id = f.id AND v.created_at >= " +
-		ts + " WHERE " + changed + " AND " + reread
+		ts + " AND f.status = 'APPROVED' WHERE " + changed + " AND " + reread
 }
 
 func queriesFor(d Dialect) *queries {

@@ -21,14 +21,14 @@ import (
 //   - the votes stamped past the last load's position (fresh): inserted
 //     since, or moved to another flag or time; of any age, so that they
 //     can be counted against the flag's counters;
-//   - whole, all the votes in the window of each flag whose reread_stamp
-//     it has not seen (a vote deleted or moved away; on PostgreSQL also
-//     the flag inserted or its status changed), and of each flag the
-//     windows cannot follow by adding: one the last snapshot did not hold
-//     (new, or approved since), or whose counters did not move by exactly
-//     its fresh votes. The counters are kept by triggers, so that check
-//     holds unless a vote was taken away (or a counter clamped at zero,
-//     which reread_stamp covers).
+//   - whole, all the votes in the window of each approved flag whose
+//     reread_stamp it has not seen (a vote deleted or moved away; on
+//     PostgreSQL also the flag approved), and of each flag the windows
+//     cannot follow by adding: one the last snapshot did not hold (new,
+//     or approved since), or whose counters did not move by exactly its
+//     fresh votes. The counters are kept by triggers, so that check holds
+//     unless a vote was taken away or a counter clamped at zero (a flag
+//     imported with fewer votes than rows, then voted on).
 //
 // A change of colour is an UPDATE that keeps the vote's stamp and time:
 // the windows do not count colours, and the vote is not read again.
@@ -55,9 +55,12 @@ type loadVotes struct {
 // outer join).
 type voteScan struct {
 	into map[string][]int64
-	pos  *position           // the load's: the stamps it has not seen go into again
-	skip map[uint64]struct{} // fresh votes only: the last load's again
-	v    *loadVotes
+	// pos is the load's: the stamps it has not seen, below below (on
+	// PostgreSQL the snapshot's xmax, xmaxNow; 0 on SQLite), go into again.
+	pos   *position
+	below uint64
+	skip  map[uint64]struct{} // fresh votes only: the last load's again
+	v     *loadVotes
 }
 
 func (s voteScan) rows(rows *sql.Rows) error {
@@ -75,7 +78,7 @@ func (s voteScan) rows(rows *sql.Rows) error {
 			continue
 		}
 		st := uint64(stamp.Int64)
-		if s.pos != nil && s.pos.unseen(st) {
+		if s.pos != nil && s.pos.unseen(st) && (s.below == 0 || st < s.below) {
 			s.v.again[st] = struct{}{}
 		}
 		if _, ok := s.skip[st]; ok {
@@ -109,10 +112,10 @@ func (l *Loader) readVotes(ctx context.Context, ld *load, rebuild bool, prev *me
 	cut := tsText(now.Add(-voteWindow))
 	if rebuild {
 		v.all = map[string][]int64{}
-		return v, voteScan{into: v.all, pos: &ld.pos, v: v}.query(ctx, ld, l.db.q.voteTimes, cut)
+		return v, voteScan{into: v.all, pos: &ld.pos, below: ld.xmax, v: v}.query(ctx, ld, l.db.q.voteTimes, cut)
 	}
 	next, running := l.db.unseenArgs(l.pos)
-	if err := (voteScan{into: v.fresh, pos: &ld.pos, skip: l.counted, v: v}).query(ctx, ld, l.db.q.unseenVotes, next, running); err != nil {
+	if err := (voteScan{into: v.fresh, pos: &ld.pos, below: ld.xmax, skip: l.counted, v: v}).query(ctx, ld, l.db.q.unseenVotes, next, running); err != nil {
 		return nil, err
 	}
 	if err := (voteScan{into: v.whole, v: v}).query(ctx, ld, l.db.q.wholeVotes, cut, next, running, next, running); err != nil {

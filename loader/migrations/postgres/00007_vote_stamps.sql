@@ -14,11 +14,12 @@
 -- A vote deleted leaves no row. A flag carries the id of the last
 -- transaction after which its votes cannot be followed by adding
 -- (reread_stamp): one that took a vote from it (a DELETE, or an UPDATE
--- that moved the vote away), inserted it, or changed its status. A load
+-- that moved the vote away), or inserted it approved or approved it. A load
 -- that has not seen that transaction reads the flag's votes whole, as
 -- before, in the same message. The loader also checks that each flag's
--- counters moved by exactly the votes it found; a flag whose did not is
--- read whole (loader/votes.go).
+-- counters moved by exactly the votes it found; a flag whose did not (a
+-- counter clamped at zero, say) is read whole the long way
+-- (loader/votes.go).
 
 -- +goose Up
 ALTER TABLE votes ADD COLUMN stamp bigint NOT NULL DEFAULT 0;
@@ -34,11 +35,15 @@ CREATE OR REPLACE FUNCTION flagpole_stamp() RETURNS trigger LANGUAGE plpgsql AS 
 BEGIN
     NEW.stamp := pg_current_xact_id()::text::bigint;
     IF TG_TABLE_NAME = 'flags' THEN
+        -- A flag approved: the snapshot did not hold it. (One no longer
+        -- approved leaves the windows without a read.)
         IF TG_OP = 'INSERT' THEN
-            NEW.reread_stamp := NEW.stamp;
+            IF NEW.status = 'APPROVED' THEN
+                NEW.reread_stamp := NEW.stamp;
+            END IF;
         ELSE
             NEW.updated_at := clock_timestamp();
-            IF NEW.status IS DISTINCT FROM OLD.status THEN
+            IF NEW.status = 'APPROVED' AND OLD.status IS DISTINCT FROM 'APPROVED' THEN
                 NEW.reread_stamp := NEW.stamp;
             END IF;
         END IF;
