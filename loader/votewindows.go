@@ -115,13 +115,9 @@ func (w *voteWindows) setFlag(id string, times []int64) {
 		for _, t := range w.times(s) {
 			w.remove(t)
 		}
+		s.n = 0
 	}
-	n := 0
-	for _, t := range times {
-		if t >= w.base {
-			n++
-		}
-	}
+	n := w.inWindow(times)
 	switch {
 	case n == 0 && had:
 		delete(w.flags, id)
@@ -129,6 +125,8 @@ func (w *voteWindows) setFlag(id string, times []int64) {
 		w.free = append(w.free, k)
 		w.keyBytes -= len(id)
 		w.deadKeys += len(id)
+		w.compact()
+		return
 	case n == 0:
 		return
 	case !had:
@@ -137,18 +135,7 @@ func (w *voteWindows) setFlag(id string, times []int64) {
 	case n > int(s.size):
 		s = w.alloc(n)
 	}
-	if n > 0 {
-		s.n = 0
-		for _, t := range times {
-			if t >= w.base {
-				r := w.rel(t)
-				w.pool[s.off+s.n] = r
-				s.n++
-				w.add(r)
-			}
-		}
-		w.slabs[k] = s
-	}
+	w.slabs[k] = w.fill(s, times)
 	w.compact()
 }
 
@@ -156,12 +143,7 @@ func (w *voteWindows) setFlag(id string, times []int64) {
 // votes of a held flag that a load found new, in any order. It costs what
 // the new votes cost, not what the flag holds.
 func (w *voteWindows) addFlag(id string, times []int64) {
-	n := 0
-	for _, t := range times {
-		if t >= w.base {
-			n++
-		}
-	}
+	n := w.inWindow(times)
 	if n == 0 {
 		return
 	}
@@ -169,12 +151,24 @@ func (w *voteWindows) addFlag(id string, times []int64) {
 	if !had {
 		k = w.newFlag(id)
 	}
-	s := w.slabs[k]
-	if int(s.n)+n > int(s.size) {
-		grown := w.alloc(max(4, 2*(int(s.n)+n)))
-		grown.n = uint32(copy(w.pool[grown.off:grown.off+grown.size], w.times(s)))
-		s = grown
+	w.slabs[k] = w.fill(w.room(w.slabs[k], n), times)
+	w.compact()
+}
+
+// inWindow is how many of times are at or after base.
+func (w *voteWindows) inWindow(times []int64) int {
+	n := 0
+	for _, t := range times {
+		if t >= w.base {
+			n++
+		}
 	}
+	return n
+}
+
+// fill appends to a flag's slab s, which has room for them, the times at
+// or after base among times, counting each, and returns the slab.
+func (w *voteWindows) fill(s slab, times []int64) slab {
 	for _, t := range times {
 		if t >= w.base {
 			r := w.rel(t)
@@ -183,8 +177,18 @@ func (w *voteWindows) addFlag(id string, times []int64) {
 			w.add(r)
 		}
 	}
-	w.slabs[k] = s
-	w.compact()
+	return s
+}
+
+// room returns s, or a copy of it twice as large at the pool's end, with
+// room for n more times.
+func (w *voteWindows) room(s slab, n int) slab {
+	if int(s.n)+n <= int(s.size) {
+		return s
+	}
+	grown := w.alloc(max(4, 2*(int(s.n)+n)))
+	grown.n = uint32(copy(w.pool[grown.off:grown.off+grown.size], w.times(s)))
+	return grown
 }
 
 // newFlag gives id, not held, an index, and keeps a copy of it.
@@ -218,11 +222,7 @@ func (w *voteWindows) keep(id string) string {
 func (w *voteWindows) add(rel uint32) {
 	m := w.minute(rel)
 	s := &w.minutes[m]
-	if s.n == s.size {
-		grown := w.alloc(max(4, 2*int(s.size)))
-		grown.n = uint32(copy(w.pool[grown.off:grown.off+grown.size], w.times(*s)))
-		*s = grown
-	}
+	*s = w.room(*s, 1)
 	ts := w.pool[s.off : s.off+s.n+1]
 	i, _ := slices.BinarySearch(ts[:s.n], rel)
 	copy(ts[i+1:], ts[i:s.n])

@@ -134,34 +134,32 @@ func TestChangesCarryFlags(t *testing.T) {
 	}
 }
 
-// Holds tells a flag read again as it was from one that changed, was
-// rejected or is new.
-func TestHolds(t *testing.T) {
+// FlagByID finds an approved flag by its id, with what was read of it,
+// and no flag that is not approved or not there.
+func TestFlagByID(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	in := FlagInput{ID: "f1", Slug: "s1", Approved: true, Category: Categories[0], CreatedAt: now, UpdatedAt: now, Red: 3}
-	s, err := Build(nil, Change{Full: true, Flags: []FlagInput{in}, LoadedAt: now})
+	pending := in
+	pending.ID, pending.Slug, pending.Approved = "f2", "s2", false
+	s, err := Build(nil, Change{Full: true, Flags: []FlagInput{in, pending}, LoadedAt: now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	voted, rejected, other, otherPending := in, in, in, in
-	voted.Red++
-	rejected.Approved = false
-	other.ID = "f2"
-	otherPending.ID, otherPending.Approved = "f2", false
-	for _, c := range []struct {
-		in   FlagInput
-		want bool
-	}{{in, true}, {voted, false}, {rejected, false}, {other, false}, {otherPending, true}} {
-		if got := s.Holds(&c.in); got != c.want {
-			t.Errorf("Holds(%s approved %v red %d) = %v, want %v", c.in.ID, c.in.Approved, c.in.Red, got, c.want)
+	if f, ok := s.FlagByID("f1"); !ok || f.ID() != "f1" || f.Red != 3 {
+		t.Errorf("FlagByID(f1) = %v, %v; want the flag with red 3", f, ok)
+	}
+	for _, id := range []string{"f2", "f3", "s1"} {
+		if f, ok := s.FlagByID(id); ok {
+			t.Errorf("FlagByID(%s) = %s, want none", id, f.ID())
 		}
 	}
-	greener, later := in, in
-	greener.Green++
-	later.UpdatedAt = later.UpdatedAt.Add(time.Millisecond) // an edit of a text, say
-	for _, c := range []FlagInput{greener, later} {
-		if s.Holds(&c) {
-			t.Errorf("Holds holds green %d updated %v, the snapshot has green %d updated %v", c.Green, c.UpdatedAt, in.Green, in.UpdatedAt)
-		}
+	rejected := in
+	rejected.Approved = false
+	next, err := Build(s, Change{Flags: []FlagInput{rejected}, LoadedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := next.FlagByID("f1"); ok {
+		t.Error("FlagByID finds a flag rejected since")
 	}
 }

@@ -168,17 +168,6 @@ func (s *Snapshot) FlagByID(id string) (*Flag, bool) {
 	return s.flags.at(i), true
 }
 
-// Holds reports whether the snapshot holds exactly what in says: the
-// approved flag as read, or, for a flag in says is not approved, none.
-func (s *Snapshot) Holds(in *FlagInput) bool {
-	i, ok := s.byID.get(in.ID, &s.flags)
-	if !ok || !in.Approved {
-		return ok == in.Approved
-	}
-	cat, ok := ParseCategory(in.Category)
-	return ok && s.flags.at(i).sameAs(in, cat)
-}
-
 // ListQuery selects a page of the flag list. Filters are applied before
 // paging.
 type ListQuery struct {
