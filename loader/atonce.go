@@ -81,9 +81,10 @@ func (l *Loader) readAtOnce(ctx context.Context, prev *memstore.Snapshot, withTr
 	if withTrends {
 		trends = prev.Trends.Update(nil, memstore.DayOf(now)-(memstore.TrendDays-1))
 	}
-	if len(r.votes.needWhole(prev, r.flags)) > 0 {
-		// A flag new to the snapshot, or whose counters moved by other
-		// than its fresh votes: the long way reads its votes whole.
+	if len(r.votes.needWhole(prev, r.flags, l.votes)) > 0 {
+		// A flag new to the snapshot, or whose votes the windows cannot
+		// follow by its fresh votes and removals: the long way reads its
+		// votes whole.
 		return nil, 0, errMore
 	}
 	users := prev.Stats().UsersTotal // no user added: the count prev was built with
@@ -134,10 +135,11 @@ func (l *Loader) readMessage(ctx context.Context, conn *sql.Conn, prefix string,
 		query = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; " + genericPlans + "; EXECUTE " + p + "tables; " +
 			"EXECUTE " + p + "changes(" + a + "); EXECUTE " + p + "flags(" + a + "); " +
 			"EXECUTE " + p + "users(" + a + "); EXECUTE " + p + "votes(" + a + "); " +
-			"EXECUTE " + p + "whole(" + a + ", " + pq.QuoteLiteral(cut) + "); COMMIT"
+			"EXECUTE " + p + "whole(" + a + ", " + pq.QuoteLiteral(cut) + "); EXECUTE " + p + "removed(" + a + "); COMMIT"
 	} else {
 		next, running := l.db.unseenArgs(l.pos)
-		query = literally(l.db.q.atOnce, next, running, next, running, next, running, next, running, cut, next, running, next, running)
+		query = literally(l.db.q.atOnce, next, running, next, running, next, running, next, running, cut, next, running, next, running,
+			next, running)
 	}
 	rows, err := conn.QueryContext(ctx, query)
 	if err != nil {
@@ -156,6 +158,7 @@ func (l *Loader) readMessage(ctx context.Context, conn *sql.Conn, prefix string,
 			return voteScan{into: m.votes.fresh, pos: &pos, below: uint64(xmax), skip: l.counted, v: m.votes}.rows(rows)
 		},
 		func() error { return voteScan{into: m.votes.whole, v: m.votes}.rows(rows) },
+		func() error { return l.removed(m.votes, &pos, uint64(xmax)).rows(rows) },
 	}
 	for i, scan := range sets {
 		if i > 0 && !rows.NextResultSet() {

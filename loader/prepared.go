@@ -56,7 +56,7 @@ const genericPlans = "SET LOCAL plan_cache_mode = force_generic_plan"
 
 // prepareScript is what a kept connection runs once: the load's
 // statements, each named prefix and what it reads (position, tables,
-// changes, flags, users, votes, whole).
+// changes, flags, users, votes, whole, removed).
 func prepareScript(prefix, cols string) string {
 	unseen := "(bigint, bigint[], bigint)"
 	return strings.Join([]string{
@@ -73,6 +73,7 @@ func prepareScript(prefix, cols string) string {
 		"PREPARE " + prefix + "votes" + unseen + " AS " + unseenVotes(Postgres, unseenPrepared),
 		"PREPARE " + prefix + "whole(bigint, bigint[], bigint, timestamptz) AS " +
 			wholeVotes(Postgres, "$4", unseenPreparedOf("f.stamp"), unseenPreparedOf("f.reread_stamp")),
+		"PREPARE " + prefix + "removed" + unseen + " AS " + removedVotes(Postgres, unseenPrepared),
 	}, ";\n")
 }
 

@@ -51,6 +51,7 @@ func TestPreparedPlans(t *testing.T) {
 			p + "users(" + a + ")",
 			p + "votes(" + a + ")",
 			p + "whole(" + a + ", now() - interval '30 days')",
+			p + "removed(" + a + ")",
 		} {
 			var plan string
 			err := func() error {
@@ -184,7 +185,7 @@ func TestPreparedLoads(t *testing.T) {
 		slices.Sort(ns)
 		return strings.Join(ns, " ")
 	}
-	const all = "changes flags position tables users votes whole"
+	const all = "changes flags position removed tables users votes whole"
 
 	ld, store := loaderOf(db)
 	mustLoad(t, ld) // the first load reads everything, the long way

@@ -22,9 +22,11 @@ type queries struct {
 	voteTimesOf   string // the votes since ? of some flags: IN (?) expanded by sqlx.In
 	unseenVotes   string // the votes a position has not seen, of any age (votes.go)
 	wholeVotes    string // the votes since ? of the flags to read whole (reread_stamp) a position has not seen
+	removedVotes  string // the kept removals of the flags a position has not seen (votes.go)
 	// atOnce is an incremental load's reads on PostgreSQL as one message
 	// (see Loader.readAtOnce), its ? to be filled by literally: the
-	// unseenArgs four times, the vote window's edge, the unseenArgs twice.
+	// unseenArgs four times, the vote window's edge, the unseenArgs three
+	// times.
 	atOnce      string
 	loadCols    string // the columns of a flag the loads read (prepared.go)
 	activeKeys  string
@@ -133,6 +135,15 @@ func wholeVotes(d Dialect, ts, changed, reread string) string {
 		ts + " AND f.status = 'APPROVED' WHERE " + changed + " AND " + reread
 }
 
+// removedVotes is the query of the kept removals (removed_votes, as
+// comma-separated numbers) of the flags whose stamp meets unseen.
+func removedVotes(d Dialect, unseen string) string {
+	if d == Postgres {
+		return "SELECT id, array_to_string(removed_votes, ',') FROM flags WHERE " + unseen + " AND cardinality(removed_votes) > 0"
+	}
+	return "SELECT id, trim(removed_votes, '[]') FROM flags WHERE " + unseen + " AND removed_votes <> '[]'"
+}
+
 func queriesFor(d Dialect) *queries {
 	cols := "id, slug, status, category, COALESCE(region, '') AS region, " +
 		"text_tr, text_en, text_de, text_es, description_tr, description_en, description_de, description_es, " +
@@ -159,10 +170,11 @@ func queriesFor(d Dialect) *queries {
 			"AND f.status = 'APPROVED' WHERE v.created_at >= " + ts,
 		voteTimesOf: "SELECT flag_id, " + msExpr(d, "created_at") + ", stamp FROM votes WHERE created_at >= " + ts +
 			" AND flag_id IN (?)",
-		unseenVotes: unseenVotes(d, unseenWhere(d)),
-		wholeVotes:  wholeVotes(d, ts, unseenOf(d, "f.stamp"), unseenOf(d, "f.reread_stamp")),
-		activeKeys:  "SELECT id, key_hash, COALESCE(rate_limit, 0) AS rate_limit FROM api_keys WHERE revoked_at IS NULL",
-		allFlags:    "SELECT " + cols + " FROM flags ORDER BY id" + byteOrder(d),
+		unseenVotes:  unseenVotes(d, unseenWhere(d)),
+		wholeVotes:   wholeVotes(d, ts, unseenOf(d, "f.stamp"), unseenOf(d, "f.reread_stamp")),
+		removedVotes: removedVotes(d, unseenWhere(d)),
+		activeKeys:   "SELECT id, key_hash, COALESCE(rate_limit, 0) AS rate_limit FROM api_keys WHERE revoked_at IS NULL",
+		allFlags:     "SELECT " + cols + " FROM flags ORDER BY id" + byteOrder(d),
 		snapshotDay: "INSERT INTO flag_snapshots (flag_id, day, red, green) " +
 			"SELECT id, " + day + ", red_count, green_count FROM flags WHERE true ON CONFLICT (flag_id, day) DO NOTHING",
 	}
@@ -177,13 +189,14 @@ func queriesFor(d Dialect) *queries {
 			"SELECT CASE WHEN EXISTS (SELECT 1 FROM users WHERE " + unseen + ") THEN (SELECT count(*) FROM users) END",
 			q.unseenVotes,
 			q.wholeVotes,
+			q.removedVotes,
 			"COMMIT",
 		}, ";\n")
 		q.loadCols = cols
 	}
 	bind := bindOf(d)
 	for _, p := range []*string{&q.allApproved, &q.unseenFlags, &q.trendsFrom, &q.trendsDay, &q.unseenChanges,
-		&q.users, &q.voteTimes, &q.unseenVotes, &q.wholeVotes, &q.activeKeys, &q.snapshotDay} {
+		&q.users, &q.voteTimes, &q.unseenVotes, &q.wholeVotes, &q.removedVotes, &q.activeKeys, &q.snapshotDay} {
 		*p = sqlx.Rebind(bind, *p)
 	}
 	return q

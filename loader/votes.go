@@ -3,7 +3,10 @@ package loader
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -21,14 +24,20 @@ import (
 //   - the votes stamped past the last load's position (fresh): inserted
 //     since, or moved to another flag or time; of any age, so that they
 //     can be counted against the flag's counters;
+//   - the removals of the flags it read (gone): a flag's row keeps its
+//     last 16 votes deleted or moved away (removed_votes: migrations
+//     00008, SQLite's 00006), each with the stamp of the removal, the
+//     vote's own stamp and its time. A load takes from the windows the
+//     votes the last load counted, among the removals it has not seen;
 //   - whole, all the votes in the window of each approved flag whose
-//     reread_stamp it has not seen (a vote deleted or moved away; on
-//     PostgreSQL also the flag approved), and of each flag the windows
-//     cannot follow by adding: one the last snapshot did not hold (new,
-//     or approved since), or whose counters did not move by exactly its
-//     fresh votes. The counters are kept by triggers, so that check holds
-//     unless a vote was taken away or a counter clamped at zero (a flag
-//     imported with fewer votes than rows, then voted on).
+//     reread_stamp it has not seen (on PostgreSQL a flag approved), and
+//     of each flag the windows cannot follow: one the last snapshot did
+//     not hold (new, or approved since), whose kept removals may miss
+//     some it has not seen (all 16 unseen), whose removals the windows do
+//     not hold, or whose counters did not move by exactly its fresh votes
+//     less its removals. The counters are kept by triggers, so that check
+//     holds unless a counter clamped at zero (a flag imported with fewer
+//     votes than rows, then voted on).
 //
 // A change of colour is an UPDATE that keeps the vote's stamp and time:
 // the windows do not count colours, and the vote is not read again.
@@ -44,6 +53,8 @@ type loadVotes struct {
 	all   map[string][]int64 // rebuilt windows: every approved flag's votes in the window
 	fresh map[string][]int64 // else: the votes not seen, by flag, of any age
 	whole map[string][]int64 // and the flags read whole: an entry, maybe empty, for each
+	gone  map[string][]int64 // the times of the counted votes removed since, by flag
+	lost  map[string]bool    // the flags whose removals not seen may be more than were kept
 	rows  int                // rows read
 	// again is the stamps of the votes read that the load's position has
 	// not seen: the next load skips their fresh votes.
@@ -100,7 +111,72 @@ func (s voteScan) query(ctx context.Context, r reader, query string, args ...any
 }
 
 func newLoadVotes() *loadVotes {
-	return &loadVotes{fresh: map[string][]int64{}, whole: map[string][]int64{}, again: map[uint64]struct{}{}}
+	return &loadVotes{fresh: map[string][]int64{}, whole: map[string][]int64{}, gone: map[string][]int64{},
+		lost: map[string]bool{}, again: map[uint64]struct{}{}}
+}
+
+// keptRemovals is how many removals a flag's row keeps (the migrations'
+// 48 numbers, three each).
+const keptRemovals = 16
+
+// removedScan reads the rows of a removals query: flag id, and its kept
+// removals as comma-separated numbers, three each (removal stamp, vote
+// stamp, time in Unix ms), the oldest first.
+type removedScan struct {
+	prev    position            // the last load's: the removals it has not seen are new
+	counted map[uint64]struct{} // and the stamps it counted that prev had not seen
+	pos     *position           // this load's, and below: as voteScan's
+	below   uint64
+	v       *loadVotes
+}
+
+func (s removedScan) rows(rows *sql.Rows) error {
+	for rows.Next() {
+		var id, list string
+		if err := rows.Scan(&id, &list); err != nil {
+			return err
+		}
+		s.v.rows++
+		if err := s.flag(id, list); err != nil {
+			return fmt.Errorf("flag %s's removed_votes: %w", id, err)
+		}
+	}
+	return rows.Err()
+}
+
+// flag takes the removals of one flag.
+func (s removedScan) flag(id, list string) error {
+	fields := strings.Split(list, ",")
+	if len(fields)%3 != 0 {
+		return fmt.Errorf("%d numbers, not a multiple of 3", len(fields))
+	}
+	for i := 0; i < len(fields); i += 3 {
+		var n [3]int64
+		for j := range n {
+			x, err := strconv.ParseInt(strings.TrimSpace(fields[i+j]), 10, 64)
+			if err != nil {
+				return err
+			}
+			n[j] = x
+		}
+		stamp, vote := uint64(n[0]), uint64(n[1])
+		if (s.below != 0 && stamp >= s.below) || !s.prev.unseen(stamp) {
+			continue // seen, or another cluster's (see xmaxNow)
+		}
+		if s.pos.unseen(stamp) {
+			s.v.again[stamp] = struct{}{}
+		}
+		if _, ok := s.counted[stamp]; ok {
+			continue // the last load took it
+		}
+		if i == 0 && len(fields) == 3*keptRemovals {
+			s.v.lost[id] = true // older ones, not kept, may be unseen too
+		}
+		if _, ok := s.counted[vote]; ok || !s.prev.unseen(vote) {
+			s.v.gone[id] = append(s.v.gone[id], n[2])
+		}
+	}
+	return nil
 }
 
 // readVotes is readAggregates' read of the votes, one statement at a
@@ -121,7 +197,10 @@ func (l *Loader) readVotes(ctx context.Context, ld *load, rebuild bool, prev *me
 	if err := (voteScan{into: v.whole, v: v}).query(ctx, ld, l.db.q.wholeVotes, cut, next, running, next, running); err != nil {
 		return nil, err
 	}
-	ids := v.needWhole(prev, flags)
+	if err := l.removed(v, &ld.pos, ld.xmax).query(ctx, ld, l.db.q.removedVotes, next, running); err != nil {
+		return nil, err
+	}
+	ids := v.needWhole(prev, flags, l.votes)
 	const batch = 500 // well under either database's limit on bound values
 	for start := 0; start < len(ids); start += batch {
 		part := ids[start:min(start+batch, len(ids))]
@@ -141,17 +220,37 @@ func (l *Loader) readVotes(ctx context.Context, ld *load, rebuild bool, prev *me
 	return v, nil
 }
 
+// removed is the scan of a load's removals (pos, below: its position
+// and the bound of its stamps, as voteScan's).
+func (l *Loader) removed(v *loadVotes, pos *position, below uint64) removedScan {
+	return removedScan{prev: l.pos, counted: l.counted, pos: pos, below: below, v: v}
+}
+
+// query runs a removals query through r and scans its rows.
+func (s removedScan) query(ctx context.Context, r reader, query string, args ...any) error {
+	rows, err := r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	return s.rows(rows)
+}
+
 // needWhole is the approved flags among flags, not read whole yet, whose
-// votes the windows cannot follow by adding their fresh ones: prev does
-// not hold them, or their counters moved by other than their fresh votes.
-func (v *loadVotes) needWhole(prev *memstore.Snapshot, flags []memstore.FlagInput) []string {
+// votes the windows w cannot follow by adding their fresh ones and taking
+// their removals: prev does not hold them, their removals not seen may be
+// more than were kept, w does not hold the votes removed, or their
+// counters moved by other than their fresh votes less their removals.
+func (v *loadVotes) needWhole(prev *memstore.Snapshot, flags []memstore.FlagInput, w *voteWindows) []string {
 	var ids []string
 	for i := range flags {
 		f := &flags[i]
 		if _, ok := v.whole[f.ID]; ok || !f.Approved {
 			continue
 		}
-		if h, ok := prev.FlagByID(f.ID); !ok || f.Red+f.Green-(h.Red+h.Green) != int64(len(v.fresh[f.ID])) {
+		h, ok := prev.FlagByID(f.ID)
+		gone := v.gone[f.ID]
+		if !ok || v.lost[f.ID] || f.Red+f.Green-(h.Red+h.Green) != int64(len(v.fresh[f.ID])-len(gone)) || !w.holds(f.ID, gone) {
 			ids = append(ids, f.ID)
 		}
 	}
@@ -159,8 +258,8 @@ func (v *loadVotes) needWhole(prev *memstore.Snapshot, flags []memstore.FlagInpu
 }
 
 // update applies an incremental load's votes to w: every flag read is
-// dropped (not approved), set (read whole) or given its fresh votes.
-// needWhole must be empty.
+// dropped (not approved), set (read whole) or given its fresh votes less
+// its removals. needWhole must be empty.
 func (v *loadVotes) update(w *voteWindows, flags []memstore.FlagInput) {
 	for i := range flags {
 		f := &flags[i]
@@ -169,6 +268,7 @@ func (v *loadVotes) update(w *voteWindows, flags []memstore.FlagInput) {
 		} else if ts, ok := v.whole[f.ID]; ok {
 			w.setFlag(f.ID, ts)
 		} else {
+			w.takeFlag(f.ID, v.gone[f.ID])
 			w.addFlag(f.ID, v.fresh[f.ID])
 		}
 	}

@@ -155,6 +155,64 @@ func (w *voteWindows) addFlag(id string, times []int64) {
 	w.compact()
 }
 
+// takeFlag removes from a flag's times one of each of times (those
+// before base it skips): the votes removed since the last load. It costs
+// what the flag holds, once. Every one must be held (holds).
+func (w *voteWindows) takeFlag(id string, times []int64) {
+	if w.inWindow(times) == 0 {
+		return
+	}
+	k := w.flags[id]
+	s := w.slabs[k]
+	held := w.times(s)
+	for _, t := range times {
+		if t < w.base {
+			continue
+		}
+		r := w.rel(t)
+		i := slices.Index(held, r)
+		if i < 0 {
+			continue // not held: holds said otherwise
+		}
+		held[i] = held[len(held)-1]
+		held = held[:len(held)-1]
+		w.remove(r)
+	}
+	s.n = uint32(len(held))
+	w.slabs[k] = s
+	if s.n == 0 {
+		w.setFlag(id, nil) // the flag's index and id freed
+	}
+}
+
+// holds is whether a flag's times hold one of each of times at or after
+// base (takeFlag's condition).
+func (w *voteWindows) holds(id string, times []int64) bool {
+	if w.inWindow(times) == 0 {
+		return true
+	}
+	k, ok := w.flags[id]
+	if !ok {
+		return false
+	}
+	want := map[uint32]int{}
+	for _, t := range times {
+		if t >= w.base {
+			want[w.rel(t)]++
+		}
+	}
+	for _, r := range w.times(w.slabs[k]) {
+		if n, ok := want[r]; ok {
+			if n == 1 {
+				delete(want, r)
+			} else {
+				want[r] = n - 1
+			}
+		}
+	}
+	return len(want) == 0
+}
+
 // inWindow is how many of times are at or after base.
 func (w *voteWindows) inWindow(times []int64) int {
 	n := 0

@@ -40,6 +40,7 @@ type voter struct {
 	users int
 	user  string
 	voted map[string]bool
+	cast  [][2]string // flag and user of the votes cast and not withdrawn, the last 10,000
 }
 
 func newVoter(ctx context.Context, dbURL string) (*voter, error) {
@@ -69,7 +70,25 @@ func (v *voter) vote(ctx context.Context, flagID, color string) error {
 	}
 	v.voted[flagID] = true
 	_, err := v.db.ExecContext(ctx, sqlx.Rebind(v.bind, "INSERT INTO votes (flag_id, user_id, color) VALUES (?, ?, ?)"), flagID, v.user, color)
+	if err == nil {
+		if len(v.cast) == 10_000 {
+			v.cast = v.cast[1:]
+		}
+		v.cast = append(v.cast, [2]string{flagID, v.user})
+	}
 	return err
+}
+
+// withdraw deletes the last vote this voter cast and has not withdrawn
+// (the contract's DELETE); it reports false when there is none.
+func (v *voter) withdraw(ctx context.Context) (bool, error) {
+	if len(v.cast) == 0 {
+		return false, nil
+	}
+	c := v.cast[len(v.cast)-1]
+	v.cast = v.cast[:len(v.cast)-1]
+	_, err := v.db.ExecContext(ctx, sqlx.Rebind(v.bind, "DELETE FROM votes WHERE flag_id = ? AND user_id = ?"), c[0], c[1])
+	return true, err
 }
 
 func (v *voter) approvedIDs(ctx context.Context, n int) ([]string, error) {
@@ -96,6 +115,7 @@ func writer(ctx context.Context, args []string) error {
 	duration := fs.Duration("duration", 0, "stop after this long (0: when killed)")
 	workers := fs.Int("workers", 1, "voters committing at once, each at rate/workers (a commit waits for the disk: one voter commits about 150 a second on the bench's machine)")
 	nflags := fs.Int("flags", 20000, "vote on the first this many approved flags by id (1: every vote on one hot flag)")
+	withdraw := fs.Float64("withdraw", 0, "the share of writes that withdraw (DELETE) a vote the voter cast before, instead of voting")
 	fs.Parse(args)
 	if *duration > 0 {
 		var cancel context.CancelFunc
@@ -124,18 +144,18 @@ func writer(ctx context.Context, args []string) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tallies[i] = v.writeVotes(ctx, ids, *rate/float64(len(voters)))
+			tallies[i] = v.writeVotes(ctx, ids, *rate/float64(len(voters)), *withdraw)
 		}()
 	}
 	wg.Wait()
 	var all tally
 	for _, t := range tallies {
-		all.n, all.errs = all.n+t.n, all.errs+t.errs
+		all.n, all.withdrawn, all.errs = all.n+t.n, all.withdrawn+t.withdrawn, all.errs+t.errs
 		if t.lastErr != "" {
 			all.lastErr = t.lastErr
 		}
 	}
-	out := map[string]any{"votes": all.n, "errors": all.errs}
+	out := map[string]any{"votes": all.n, "withdrawn": all.withdrawn, "errors": all.errs}
 	if all.lastErr != "" {
 		out["lastError"] = all.lastErr
 	}
@@ -145,12 +165,14 @@ func writer(ctx context.Context, args []string) error {
 
 // tally is what one voter wrote.
 type tally struct {
-	n, errs int
-	lastErr string
+	n, withdrawn, errs int
+	lastErr            string
 }
 
-// writeVotes votes at rate a second on random flags of ids until ctx ends.
-func (v *voter) writeVotes(ctx context.Context, ids []string, rate float64) tally {
+// writeVotes votes at rate a second on random flags of ids until ctx ends,
+// each write a withdrawal of an earlier vote instead with probability
+// withdraw.
+func (v *voter) writeVotes(ctx context.Context, ids []string, rate, withdraw float64) tally {
 	tick := time.NewTicker(time.Duration(float64(time.Second) / rate))
 	defer tick.Stop()
 	var t tally
@@ -159,6 +181,18 @@ func (v *voter) writeVotes(ctx context.Context, ids []string, rate float64) tall
 		case <-ctx.Done():
 			return t
 		case <-tick.C:
+		}
+		if withdraw > 0 && rand.Float64() < withdraw {
+			did, err := v.withdraw(ctx)
+			if err != nil && ctx.Err() == nil {
+				t.errs++
+				t.lastErr = err.Error()
+			} else if did && err == nil {
+				t.withdrawn++
+			}
+			if did {
+				continue
+			}
 		}
 		color := "red"
 		if rand.IntN(2) == 0 {
