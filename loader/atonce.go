@@ -81,7 +81,7 @@ func (l *Loader) readAtOnce(ctx context.Context, prev *memstore.Snapshot, withTr
 	if withTrends {
 		trends = prev.Trends.Update(nil, memstore.DayOf(now)-(memstore.TrendDays-1))
 	}
-	if len(r.votes.needWhole(prev, r.flags, l.votes)) > 0 {
+	if len(r.votes.needWhole(prev, r.flags, l.votes, now)) > 0 {
 		// A flag new to the snapshot, or whose votes the windows cannot
 		// follow by its fresh votes and removals: the long way reads its
 		// votes whole.

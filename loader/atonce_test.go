@@ -79,8 +79,8 @@ func TestLoadInOneMessage(t *testing.T) {
 			now.UsersTotal, now.VotesLast24h, now.VotesLast30d, st.UsersTotal+1, st.VotesLast24h+1, st.VotesLast30d+1)
 	}
 
-	// A vote deleted: the flag's votes are read whole, in the same message
-	// (reread_stamp, migration 00007).
+	// A vote deleted: taken from the windows, in the same message (the
+	// flag's removed_votes, migration 00008).
 	db.MustExec("DELETE FROM votes WHERE flag_id = $1 AND user_id = 'one-message'", id)
 	oneMessage("a vote deleted")
 	if got := store.Snapshot().Stats(); got.VotesLast24h != st.VotesLast24h || got.VotesLast30d != st.VotesLast30d {

@@ -40,7 +40,10 @@ func msExpr(d Dialect, col string) string {
 	if d == Postgres {
 		return fmt.Sprintf("(extract(epoch FROM %s) * 1000)::bigint", col)
 	}
-	return fmt.Sprintf("CAST(round(unixepoch(%s, 'subsec') * 1000) AS INTEGER)", col)
+	// julianday, not unixepoch(col, 'subsec'): the triggers of migration
+	// 00006 compute the same in the voting application's SQLite, which
+	// may be older than 3.42 ('subsec'). Exact: SQLite keeps whole ms.
+	return fmt.Sprintf("CAST(round((julianday(%s) - 2440587.5) * 86400000) AS INTEGER)", col)
 }
 
 func dayExpr(d Dialect, col string) string {

@@ -3,7 +3,6 @@ package loader
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -128,6 +127,9 @@ type removedScan struct {
 	pos     *position           // this load's, and below: as voteScan's
 	below   uint64
 	v       *loadVotes
+	// stampsOnly: a load that rebuilt the windows keeps only the stamps
+	// its position has not seen (again; prev is that position).
+	stampsOnly bool
 }
 
 func (s removedScan) rows(rows *sql.Rows) error {
@@ -137,46 +139,45 @@ func (s removedScan) rows(rows *sql.Rows) error {
 			return err
 		}
 		s.v.rows++
-		if err := s.flag(id, list); err != nil {
-			return fmt.Errorf("flag %s's removed_votes: %w", id, err)
-		}
+		s.flag(id, list)
 	}
 	return rows.Err()
 }
 
-// flag takes the removals of one flag.
-func (s removedScan) flag(id, list string) error {
+// flag takes the removals of one flag. A list it cannot read (a writer
+// whose SQLite lacks what the trigger computes with) makes it read the
+// flag whole.
+func (s removedScan) flag(id, list string) {
 	fields := strings.Split(list, ",")
-	if len(fields)%3 != 0 {
-		return fmt.Errorf("%d numbers, not a multiple of 3", len(fields))
-	}
-	for i := 0; i < len(fields); i += 3 {
-		var n [3]int64
-		for j := range n {
-			x, err := strconv.ParseInt(strings.TrimSpace(fields[i+j]), 10, 64)
-			if err != nil {
-				return err
-			}
-			n[j] = x
+	n := make([]int64, len(fields))
+	for i, f := range fields {
+		x, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil || len(fields)%3 != 0 {
+			s.v.lost[id] = !s.stampsOnly
+			return
 		}
-		stamp, vote := uint64(n[0]), uint64(n[1])
+		n[i] = x
+	}
+	for i := 0; i < len(n); i += 3 {
+		stamp, vote := uint64(n[i]), uint64(n[i+1])
 		if (s.below != 0 && stamp >= s.below) || !s.prev.unseen(stamp) {
 			continue // seen, or another cluster's (see xmaxNow)
 		}
 		if s.pos.unseen(stamp) {
 			s.v.again[stamp] = struct{}{}
 		}
-		if _, ok := s.counted[stamp]; ok {
+		if _, ok := s.counted[stamp]; ok || s.stampsOnly {
 			continue // the last load took it
 		}
-		if i == 0 && len(fields) == 3*keptRemovals {
+		if i == 0 && len(n) >= 3*keptRemovals {
 			s.v.lost[id] = true // older ones, not kept, may be unseen too
 		}
-		if _, ok := s.counted[vote]; ok || !s.prev.unseen(vote) {
-			s.v.gone[id] = append(s.v.gone[id], n[2])
+		// Counted: seen by the last load, or another cluster's (a
+		// restored vote, which the full load after the restore read).
+		if _, ok := s.counted[vote]; ok || !s.prev.unseen(vote) || (s.below != 0 && vote >= s.below) {
+			s.v.gone[id] = append(s.v.gone[id], n[i+2])
 		}
 	}
-	return nil
 }
 
 // readVotes is readAggregates' read of the votes, one statement at a
@@ -188,7 +189,14 @@ func (l *Loader) readVotes(ctx context.Context, ld *load, rebuild bool, prev *me
 	cut := tsText(now.Add(-voteWindow))
 	if rebuild {
 		v.all = map[string][]int64{}
-		return v, voteScan{into: v.all, pos: &ld.pos, below: ld.xmax, v: v}.query(ctx, ld, l.db.q.voteTimes, cut)
+		if err := (voteScan{into: v.all, pos: &ld.pos, below: ld.xmax, v: v}).query(ctx, ld, l.db.q.voteTimes, cut); err != nil {
+			return nil, err
+		}
+		// The removals its position has not seen, which its snapshot
+		// holds: the next load must not take them again.
+		next, running := l.db.unseenArgs(ld.pos)
+		removed := removedScan{prev: ld.pos, pos: &ld.pos, below: ld.xmax, v: v, stampsOnly: true}
+		return v, removed.query(ctx, ld, l.db.q.removedVotes, next, running)
 	}
 	next, running := l.db.unseenArgs(l.pos)
 	if err := (voteScan{into: v.fresh, pos: &ld.pos, below: ld.xmax, skip: l.counted, v: v}).query(ctx, ld, l.db.q.unseenVotes, next, running); err != nil {
@@ -200,7 +208,7 @@ func (l *Loader) readVotes(ctx context.Context, ld *load, rebuild bool, prev *me
 	if err := l.removed(v, &ld.pos, ld.xmax).query(ctx, ld, l.db.q.removedVotes, next, running); err != nil {
 		return nil, err
 	}
-	ids := v.needWhole(prev, flags, l.votes)
+	ids := v.needWhole(prev, flags, l.votes, now)
 	const batch = 500 // well under either database's limit on bound values
 	for start := 0; start < len(ids); start += batch {
 		part := ids[start:min(start+batch, len(ids))]
@@ -240,8 +248,9 @@ func (s removedScan) query(ctx context.Context, r reader, query string, args ...
 // votes the windows w cannot follow by adding their fresh ones and taking
 // their removals: prev does not hold them, their removals not seen may be
 // more than were kept, w does not hold the votes removed, or their
-// counters moved by other than their fresh votes less their removals.
-func (v *loadVotes) needWhole(prev *memstore.Snapshot, flags []memstore.FlagInput, w *voteWindows) []string {
+// counters moved by other than their fresh votes less their removals
+// (now: the windows' edge, before which w may or may not hold a vote).
+func (v *loadVotes) needWhole(prev *memstore.Snapshot, flags []memstore.FlagInput, w *voteWindows, now time.Time) []string {
 	var ids []string
 	for i := range flags {
 		f := &flags[i]
@@ -250,7 +259,7 @@ func (v *loadVotes) needWhole(prev *memstore.Snapshot, flags []memstore.FlagInpu
 		}
 		h, ok := prev.FlagByID(f.ID)
 		gone := v.gone[f.ID]
-		if !ok || v.lost[f.ID] || f.Red+f.Green-(h.Red+h.Green) != int64(len(v.fresh[f.ID])-len(gone)) || !w.holds(f.ID, gone) {
+		if !ok || v.lost[f.ID] || f.Red+f.Green-(h.Red+h.Green) != int64(len(v.fresh[f.ID])-len(gone)) || !w.holds(f.ID, gone, now.Add(-voteWindow).UnixMilli()) {
 			ids = append(ids, f.ID)
 		}
 	}

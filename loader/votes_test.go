@@ -15,6 +15,9 @@ import (
 	"github.com/flagpole/flagpole/memstore"
 )
 
+// voteWindow is the oldest of the windows /stats counts.
+const voteWindow = 30 * 24 * time.Hour
+
 // hotVotes is how many votes the hot flag of these tests holds.
 const hotVotes = 1500
 
@@ -142,6 +145,22 @@ func TestHotFlagLoadsReadItsNewVotes(t *testing.T) {
 			}
 		})
 		step("nothing", few, 0, func() {})
+		// A vote before the windows' edge but after their base (the edge
+		// when they were made, to the minute), which a whole read of its
+		// flag does not read: its deletion is no reason to read it whole.
+		now = now.Add(time.Hour)
+		step("a vote of 30 days and 10 minutes ago", few, 0, func() {
+			db.MustExec(db.Rebind("INSERT INTO users (id) VALUES ('old-vote')"))
+			db.MustExec(db.Rebind("INSERT INTO votes (flag_id, user_id, color, created_at) VALUES (?, 'old-vote', 'red', ?)"),
+				id, now.Add(-voteWindow-10*time.Minute).UTC().Format("2006-01-02T15:04:05.000Z"))
+		})
+		step("the flag rejected", few, 0, func() {
+			db.MustExec(db.Rebind("UPDATE flags SET status = 'REJECTED' WHERE id = ?"), id)
+		})
+		step("the flag approved again: read whole", hotVotes+few, hotVotes-60, func() {
+			db.MustExec(db.Rebind("UPDATE flags SET status = 'APPROVED' WHERE id = ?"), id)
+		})
+		step("the old vote deleted", few, 0, func() { del("old-vote") })
 		var kept string
 		q := "SELECT array_to_string(removed_votes, ',') FROM flags WHERE id = $1"
 		if d == loader.SQLite {
@@ -154,6 +173,11 @@ func TestHotFlagLoadsReadItsNewVotes(t *testing.T) {
 			t.Errorf("the flag keeps %d numbers of its removals, want 48 (16 removals)", n)
 		}
 		if d == loader.SQLite {
+			// A writer whose SQLite computed no time (a NULL in the list):
+			// the flag is read whole, the load does not fail.
+			step("a list of removals it cannot read", hotVotes+few, hotVotes-60, func() {
+				db.MustExec(db.Rebind("UPDATE flags SET removed_votes = json_insert(removed_votes, '$[#]', 999999999, '$[#]', 1, '$[#]', NULL) WHERE id = ?"), id)
+			})
 			// Without the removals kept, the counters still tell: they
 			// moved by less than the flag's fresh votes.
 			db.MustExec("DROP TRIGGER votes_lost")
@@ -289,7 +313,8 @@ func TestVoteCommittedBeforeTheSnapshot(t *testing.T) {
 		name    string
 		full    bool
 		deleted bool
-	}{{"in one message", false, false}, {"full", true, false}, {"a vote deleted, in one message", false, true}} {
+	}{{"in one message", false, false}, {"full", true, false}, {"a vote deleted, in one message", false, true},
+		{"a vote deleted, full", true, true}} {
 		t.Run(c.name, func(t *testing.T) {
 			db, _ := loadertest.Open(t, loader.Postgres)
 			id := hotFlag(t, db)
@@ -367,7 +392,12 @@ func TestStampsOfAnotherCluster(t *testing.T) {
 	}
 	db.MustExec("INSERT INTO users (id) VALUES ('other-cluster')")
 	db.MustExec("INSERT INTO votes (flag_id, user_id, color) VALUES ($1, 'other-cluster', 'red')", id)
-	for i := range 2 {
+	for i := range 3 {
+		if i == 2 {
+			// A restored vote withdrawn: counted by the full load, so
+			// taken from the windows, not a reason to read its flag whole.
+			db.MustExec("DELETE FROM votes WHERE flag_id = $1 AND user_id = 'hot-7'", id)
+		}
 		mustLoad(t, ld)
 		st := ld.Status()
 		if st.LastFull || st.LastRows > 20 {

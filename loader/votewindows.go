@@ -10,8 +10,9 @@ import (
 // voteWindows holds the creation times of the votes of the last 30 days
 // on approved flags, so that /stats can count the votes of the last 24
 // hours, 7 and 30 days without a tick reading them all again: a full load
-// reads them once, and a tick adds the votes it has not seen, reading a
-// flag's votes whole only when one was taken away (votes.go).
+// reads them once, and a tick adds the votes it has not seen and takes
+// those removed, reading a flag's votes whole only when it cannot follow
+// them so (votes.go).
 //
 // Times are counted per minute in a Fenwick tree, and kept exactly within
 // each minute, so that a window's edge falls between two votes to the
@@ -156,13 +157,13 @@ func (w *voteWindows) addFlag(id string, times []int64) {
 }
 
 // takeFlag removes from a flag's times one of each of times (those
-// before base it skips): the votes removed since the last load. It costs
-// what the flag holds, once. Every one must be held (holds).
+// before base it skips, and those it does not hold: see holds): the votes
+// removed since the last load. It costs what the flag holds, once.
 func (w *voteWindows) takeFlag(id string, times []int64) {
-	if w.inWindow(times) == 0 {
+	k, ok := w.flags[id]
+	if !ok || w.inWindow(times) == 0 {
 		return
 	}
-	k := w.flags[id]
 	s := w.slabs[k]
 	held := w.times(s)
 	for _, t := range times {
@@ -172,7 +173,7 @@ func (w *voteWindows) takeFlag(id string, times []int64) {
 		r := w.rel(t)
 		i := slices.Index(held, r)
 		if i < 0 {
-			continue // not held: holds said otherwise
+			continue // before the windows' edge, not read (holds)
 		}
 		held[i] = held[len(held)-1]
 		held = held[:len(held)-1]
@@ -186,20 +187,21 @@ func (w *voteWindows) takeFlag(id string, times []int64) {
 }
 
 // holds is whether a flag's times hold one of each of times at or after
-// base (takeFlag's condition).
-func (w *voteWindows) holds(id string, times []int64) bool {
-	if w.inWindow(times) == 0 {
+// since (takeFlag's condition). Before since, in no window, a flag read
+// whole holds no time, one given fresh votes any time after base.
+func (w *voteWindows) holds(id string, times []int64, since int64) bool {
+	want := map[uint32]int{}
+	for _, t := range times {
+		if t >= max(since, w.base) {
+			want[w.rel(t)]++
+		}
+	}
+	if len(want) == 0 {
 		return true
 	}
 	k, ok := w.flags[id]
 	if !ok {
 		return false
-	}
-	want := map[uint32]int{}
-	for _, t := range times {
-		if t >= w.base {
-			want[w.rel(t)]++
-		}
 	}
 	for _, r := range w.times(w.slabs[k]) {
 		if n, ok := want[r]; ok {

@@ -2,7 +2,9 @@
 -- next load read all its flag's votes again (the PostgreSQL migration
 -- 00008 says why): the flag keeps its last 16 removals, each as three
 -- numbers (the counter's value when the vote was removed, the vote's
--- stamp, its creation time in Unix milliseconds), a JSON array.
+-- stamp, its creation time in Unix milliseconds), a JSON array. The
+-- triggers run in the voting application's SQLite: julianday, which every
+-- version has, not unixepoch (3.38) with 'subsec' (3.42).
 
 -- +goose Up
 ALTER TABLE flags ADD COLUMN removed_votes TEXT NOT NULL DEFAULT '[]';
@@ -15,7 +17,7 @@ BEGIN
             CASE WHEN json_array_length(removed_votes) >= 48
                  THEN json_remove(removed_votes, '$[0]', '$[0]', '$[0]') ELSE removed_votes END,
             '$[#]', (SELECT n FROM change_stamp), '$[#]', OLD.stamp,
-            '$[#]', CAST(round(unixepoch(OLD.created_at, 'subsec') * 1000) AS INTEGER))
+            '$[#]', CAST(round((julianday(OLD.created_at) - 2440587.5) * 86400000) AS INTEGER))
      WHERE id = OLD.flag_id;
 END;
 -- +goose StatementEnd
@@ -31,7 +33,7 @@ BEGIN
             CASE WHEN json_array_length(removed_votes) >= 48
                  THEN json_remove(removed_votes, '$[0]', '$[0]', '$[0]') ELSE removed_votes END,
             '$[#]', (SELECT n FROM change_stamp), '$[#]', OLD.stamp,
-            '$[#]', CAST(round(unixepoch(OLD.created_at, 'subsec') * 1000) AS INTEGER))
+            '$[#]', CAST(round((julianday(OLD.created_at) - 2440587.5) * 86400000) AS INTEGER))
      WHERE id = OLD.flag_id;
 END;
 -- +goose StatementEnd
