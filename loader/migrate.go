@@ -80,22 +80,24 @@ func (db *DB) migrate(ctx context.Context, dir fs.FS) ([]int64, error) {
 	return applied, nil
 }
 
-// MigrateTo moves a PostgreSQL schema up or down to version: for the
-// benchmarks that compare what writers pay under two versions of the
-// triggers (bench/notifycost). Serving needs the latest.
+// MigrateTo moves the schema up or down to version: for the benchmarks
+// that compare what writers pay under two versions of the triggers
+// (bench/notifycost), and the tests that take the migrations down and up
+// again. Serving needs the latest.
 func (db *DB) MigrateTo(ctx context.Context, version int64) error {
-	if db.Dialect != Postgres {
-		return errors.New("migrate to a version: PostgreSQL only")
-	}
 	dir, err := fs.Sub(migrations, "migrations/"+string(db.Dialect))
 	if err != nil {
 		return err
 	}
-	locker, err := lock.NewPostgresSessionLocker()
-	if err != nil {
-		return err
+	dialect, opts := goose.DialectSQLite3, []goose.ProviderOption(nil)
+	if db.Dialect == Postgres {
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return err
+		}
+		dialect, opts = goose.DialectPostgres, append(opts, goose.WithSessionLocker(locker))
 	}
-	p, err := goose.NewProvider(goose.DialectPostgres, db.DB.DB, dir, goose.WithSessionLocker(locker))
+	p, err := goose.NewProvider(dialect, db.DB.DB, dir, opts...)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package loader_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -407,4 +408,81 @@ func TestStampsOfAnotherCluster(t *testing.T) {
 			t.Errorf("load %d after: the windows count %v, SQL %v", i+1, got, want)
 		}
 	}
+}
+
+// TestVoteMigrationsDownAndUp: the migrations of the votes' stamps and
+// removals (PostgreSQL 00007 and 00008, SQLite 00005 and 00006) go down,
+// one and then both, on a database with votes and removals, leave
+// triggers under which the contract's writes still keep the counters, and
+// come up again, after which a deletion is followed without reading its
+// flag whole.
+func TestVoteMigrationsDownAndUp(t *testing.T) {
+	bothDialects(t, func(t *testing.T, d loader.Dialect) {
+		db, _ := loadertest.Open(t, d)
+		ctx := context.Background()
+		id := hotFlag(t, db)
+		db.MustExec(db.Rebind("DELETE FROM votes WHERE flag_id = ? AND user_id = 'hot-1'"), id)
+		count := func() (int64, int64) {
+			var c, r int64
+			if err := db.Get(&c, db.Rebind("SELECT red_count + green_count FROM flags WHERE id = ?"), id); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Get(&r, db.Rebind("SELECT count(*) FROM votes WHERE flag_id = ?"), id); err != nil {
+				t.Fatal(err)
+			}
+			return c, r
+		}
+		latest := int64(8)
+		if d == loader.SQLite {
+			latest = 6
+		}
+		for down, gone := range []string{"removed_votes", "removed_votes,reread_stamp"} {
+			version := latest - 1 - int64(down)
+			if err := db.MigrateTo(ctx, version); err != nil {
+				t.Fatalf("down to %d: %v", version, err)
+			}
+			for _, col := range strings.Split(gone, ",") {
+				var n int
+				q := "SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'flags' AND column_name = $1"
+				if d == loader.SQLite {
+					q = "SELECT count(*) FROM pragma_table_info('flags') WHERE name = ?"
+				}
+				if err := db.Get(&n, q, col); err != nil || n != 0 {
+					t.Fatalf("down to %d: flags.%s is still there (%v)", version, col, err)
+				}
+			}
+			// The contract's writes under the older triggers: the counters
+			// move as the rows do (a seeded flag's counters need not equal
+			// its rows).
+			write := func(by int64, q string, args ...any) {
+				t.Helper()
+				counted, rows := count()
+				db.MustExec(db.Rebind(q), args...)
+				if c, r := count(); c-counted != by || r-rows != by {
+					t.Errorf("at version %d, %s: the counters moved by %d, the rows by %d, want %d", version, q, c-counted, r-rows, by)
+				}
+			}
+			u := fmt.Sprintf("version-%d", version)
+			db.MustExec(db.Rebind("INSERT INTO users (id) VALUES (?)"), u)
+			write(1, "INSERT INTO votes (flag_id, user_id, color) VALUES (?, ?, 'red')", id, u)
+			write(0, "UPDATE votes SET color = 'green' WHERE flag_id = ? AND user_id = ?", id, fmt.Sprintf("hot-%d", 3*version))
+			write(-1, "DELETE FROM votes WHERE flag_id = ? AND user_id = ?", id, fmt.Sprintf("hot-%d", 2+version))
+			if err := db.Migrate(ctx); err != nil {
+				t.Fatalf("up again from %d: %v", version, err)
+			}
+		}
+		now := time.Now()
+		store := &memstore.Store{}
+		ld := loader.New(db, store, loader.Options{Now: func() time.Time { return now }})
+		mustLoad(t, ld)
+		mustLoad(t, ld)
+		db.MustExec(db.Rebind("DELETE FROM votes WHERE flag_id = ? AND user_id = 'hot-20'"), id)
+		mustLoad(t, ld)
+		if rows := ld.Status().LastRows; rows > 20 {
+			t.Errorf("a deletion after the migrations came up again: %d rows read", rows)
+		}
+		if got, want := windows(store), truth(t, db, now); got != want {
+			t.Errorf("the windows count %v, SQL %v", got, want)
+		}
+	})
 }
