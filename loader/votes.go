@@ -88,7 +88,7 @@ func (s voteScan) rows(rows *sql.Rows) error {
 			continue
 		}
 		st := uint64(stamp.Int64)
-		if s.pos != nil && s.pos.unseen(st) && (s.below == 0 || st < s.below) {
+		if s.pos != nil && s.pos.unseen(st) && !ahead(st, s.below) {
 			s.v.again[st] = struct{}{}
 		}
 		if _, ok := s.skip[st]; ok {
@@ -101,12 +101,17 @@ func (s voteScan) rows(rows *sql.Rows) error {
 
 // query runs a vote query through r and scans its rows.
 func (s voteScan) query(ctx context.Context, r reader, query string, args ...any) error {
+	return queryRows(ctx, r, s.rows, query, args...)
+}
+
+// queryRows runs query through r and hands its rows to scan.
+func queryRows(ctx context.Context, r reader, scan func(*sql.Rows) error, query string, args ...any) error {
 	rows, err := r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	return s.rows(rows)
+	return scan(rows)
 }
 
 func newLoadVotes() *loadVotes {
@@ -153,14 +158,16 @@ func (s removedScan) flag(id, list string) {
 	for i, f := range fields {
 		x, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
 		if err != nil || len(fields)%3 != 0 {
-			s.v.lost[id] = !s.stampsOnly
+			if !s.stampsOnly {
+				s.v.lost[id] = true
+			}
 			return
 		}
 		n[i] = x
 	}
 	for i := 0; i < len(n); i += 3 {
 		stamp, vote := uint64(n[i]), uint64(n[i+1])
-		if (s.below != 0 && stamp >= s.below) || !s.prev.unseen(stamp) {
+		if ahead(stamp, s.below) || !s.prev.unseen(stamp) {
 			continue // seen, or another cluster's (see xmaxNow)
 		}
 		if s.pos.unseen(stamp) {
@@ -174,7 +181,7 @@ func (s removedScan) flag(id, list string) {
 		}
 		// Counted: seen by the last load, or another cluster's (a
 		// restored vote, which the full load after the restore read).
-		if _, ok := s.counted[vote]; ok || !s.prev.unseen(vote) || (s.below != 0 && vote >= s.below) {
+		if _, ok := s.counted[vote]; ok || !s.prev.unseen(vote) || ahead(vote, s.below) {
 			s.v.gone[id] = append(s.v.gone[id], n[i+2])
 		}
 	}
@@ -236,12 +243,7 @@ func (l *Loader) removed(v *loadVotes, pos *position, below uint64) removedScan 
 
 // query runs a removals query through r and scans its rows.
 func (s removedScan) query(ctx context.Context, r reader, query string, args ...any) error {
-	rows, err := r.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	return s.rows(rows)
+	return queryRows(ctx, r, s.rows, query, args...)
 }
 
 // needWhole is the approved flags among flags, not read whole yet, whose
@@ -282,6 +284,10 @@ func (v *loadVotes) update(w *voteWindows, flags []memstore.FlagInput) {
 		}
 	}
 }
+
+// ahead is whether a stamp is another cluster's: at or above below, the
+// load snapshot's xmax (xmaxNow; 0 on SQLite, where none is).
+func ahead(stamp, below uint64) bool { return below != 0 && stamp >= below }
 
 // unseen is whether a stamp is one p has not seen.
 func (p position) unseen(stamp uint64) bool {
