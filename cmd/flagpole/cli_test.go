@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -352,6 +354,48 @@ func TestFlagErrorsSpellFlagsAsDocumented(t *testing.T) {
 		msg := mustFail(t, noEnv, nil, strings.Fields(args)...)
 		if !strings.Contains(msg, want) || strings.Contains(msg, "---") {
 			t.Errorf("flagpole %s: error %q, want %q", args, msg, want)
+		}
+	}
+}
+
+// TestServeWarnsOnOneCPU: with one thread for Go code a load's build holds
+// it while requests wait (docs/deploy.md, Capacity), so serve says so when
+// it starts, and not with two. Not parallel: it sets the process's
+// GOMAXPROCS, which no parallel test runs under.
+func TestServeWarnsOnOneCPU(t *testing.T) {
+	db := loadertest.URL(t, loader.SQLite)
+	mustRun(t, "migrate", "--db", db)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		ctx, cancel := context.WithCancel(context.Background())
+		var stdout, stderr syncBuffer
+		done := make(chan error, 1)
+		go func() {
+			done <- run(ctx, []string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--log-format", "json"}, nil, &stdout, &stderr, noEnv)
+		}()
+		const listening = `"msg":"listening"`
+		deadline := time.Now().Add(30 * time.Second)
+		for !strings.Contains(stderr.String(), listening) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+		logs := stderr.String()
+		line := ""
+		for l := range strings.Lines(logs) {
+			if strings.Contains(l, listening) {
+				line = l
+			}
+		}
+		if !strings.Contains(line, fmt.Sprintf(`"gomaxprocs":%d`, procs)) {
+			t.Errorf("GOMAXPROCS %d: the listening line does not give it:\n%s", procs, logs)
+		}
+		warned := strings.Contains(logs, `"level":"WARN","msg":"one CPU runs Go code`)
+		if warned != (procs == 1) {
+			t.Errorf("GOMAXPROCS %d: warned %v, want %v:\n%s", procs, warned, procs == 1, logs)
 		}
 	}
 }

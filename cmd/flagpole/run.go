@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -30,7 +31,13 @@ func (p *program) Run(ctx context.Context) error {
 	p.log.Info("listening", "addr", p.Addr(), "admin_addr", adminAddr, "db", loader.Redact(p.cfg.DB), "listen", p.cfg.Listen,
 		"refresh", p.cfg.Refresh, "key_refresh", p.cfg.KeyRefresh,
 		"max_conns", p.ln.Max(), "max_conns_per_ip", p.cfg.MaxConnsPerIP, "anon_rate_limit", p.cfg.AnonRateLimit,
-		"shutdown_delay", p.cfg.Text("shutdown_delay"))
+		"shutdown_delay", p.cfg.Text("shutdown_delay"), "gomaxprocs", runtime.GOMAXPROCS(0))
+	if n := runtime.GOMAXPROCS(0); n < 2 {
+		// Measured (docs/deploy.md, Capacity): under 200 votes a second at
+		// 100,000 flags, one thread of Go code nearly tripled the p99.
+		p.log.Warn("one CPU runs Go code: each load's build holds it while requests wait; give flagpole two CPUs (docs/deploy.md, Capacity)",
+			"gomaxprocs", n)
+	}
 
 	loadCtx, stopLoads := context.WithCancel(ctx)
 	loadsDone := p.runLoads(loadCtx, errc)
