@@ -12,7 +12,8 @@ import (
 
 // The windows must count exactly what the SQL over every vote counted:
 // votes at or after each cut, to the millisecond, through any sequence of
-// flags gaining (added or set), losing and replacing votes.
+// flags gaining (added or set), losing (taken, where holds says it can)
+// and replacing votes.
 func TestVoteWindowsCountLikeSQL(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 30, 123e6, time.UTC)
 	w := newVoteWindows(now)
@@ -32,13 +33,39 @@ func TestVoteWindowsCountLikeSQL(t *testing.T) {
 			}
 			ts = append(ts, t)
 		}
-		if rng.IntN(2) == 0 {
+		switch rng.IntN(3) {
+		case 0:
 			// New votes added to what the flag holds, in any order.
 			w.addFlag(id, slices.Clone(ts))
 			truth[id] = append(truth[id], ts...)
-		} else {
+		case 1:
 			w.setFlag(id, slices.Clone(ts))
 			truth[id] = ts
+		default:
+			// Votes removed: some the flag holds, and sometimes one more
+			// of a time it holds, which it does not hold twice.
+			var gone []int64
+			for _, t := range truth[id] {
+				if rng.IntN(3) == 0 {
+					gone = append(gone, t)
+				}
+			}
+			since := now.Add(-voteWindow).UnixMilli() + rng.Int64N(2)*rng.Int64N(span/2)
+			if len(gone) > 0 && rng.IntN(3) == 0 {
+				gone = append(gone, gone[rng.IntN(len(gone))])
+			}
+			want := heldAll(truth[id], gone, max(since, w.base))
+			if got := w.holds(id, gone, since); got != want {
+				t.Fatalf("step %d: holds(%v) since %d = %v, want %v (the flag holds %v)", step, gone, since, got, want, truth[id])
+			}
+			if heldAll(truth[id], gone, w.base) { // every one held: takeFlag's condition
+				w.takeFlag(id, slices.Clone(gone))
+				for _, g := range gone {
+					if i := slices.Index(truth[id], g); i >= 0 {
+						truth[id] = slices.Delete(truth[id], i, i+1)
+					}
+				}
+			}
 		}
 		if step%50 != 0 {
 			continue
@@ -73,6 +100,26 @@ func TestVoteWindowsCountLikeSQL(t *testing.T) {
 	if !w.covers(now.Add(36*time.Hour)) || w.covers(now.Add(49*time.Hour)) {
 		t.Error("covers: the windows span 30 days plus two days of ticks")
 	}
+}
+
+// heldAll is whether held holds one of each of gone at or after from,
+// as a multiset.
+func heldAll(held, gone []int64, from int64) bool {
+	n := map[int64]int{}
+	for _, t := range held {
+		if t >= from {
+			n[t]++
+		}
+	}
+	for _, t := range gone {
+		if t >= from {
+			if n[t] == 0 {
+				return false
+			}
+			n[t]--
+		}
+	}
+	return true
 }
 
 // A time far ahead of the windows (a clock that ran ahead) counts after
