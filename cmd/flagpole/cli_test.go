@@ -368,31 +368,22 @@ func TestServeWarnsOnOneCPU(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, procs := range []int{1, 2} {
 		runtime.GOMAXPROCS(procs)
-		ctx, cancel := context.WithCancel(context.Background())
-		var stdout, stderr syncBuffer
-		done := make(chan error, 1)
-		go func() {
-			done <- run(ctx, []string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--log-format", "json"}, nil, &stdout, &stderr, noEnv)
-		}()
-		const listening = `"msg":"listening"`
-		deadline := time.Now().Add(30 * time.Second)
-		for !strings.Contains(stderr.String(), listening) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		cancel()
-		if err := <-done; err != nil {
+		s := startServe(t, noEnv, "--db", db, "--addr", "127.0.0.1:0", "--log-format", "json")
+		line := s.waitFor(t, "the listening line", 30*time.Second, func() []string {
+			for l := range strings.Lines(s.stderr.String()) {
+				if listening.MatchString(l) {
+					return []string{l}
+				}
+			}
+			return nil
+		})[0]
+		if err := s.stop(t); err != nil {
 			t.Fatalf("serve: %v", err)
 		}
-		logs := stderr.String()
-		line := ""
-		for l := range strings.Lines(logs) {
-			if strings.Contains(l, listening) {
-				line = l
-			}
-		}
 		if !strings.Contains(line, fmt.Sprintf(`"gomaxprocs":%d`, procs)) {
-			t.Errorf("GOMAXPROCS %d: the listening line does not give it:\n%s", procs, logs)
+			t.Errorf("GOMAXPROCS %d: the listening line does not give it: %s", procs, line)
 		}
+		logs := s.stderr.String()
 		warned := strings.Contains(logs, `"level":"WARN","msg":"one CPU runs Go code`)
 		if warned != (procs == 1) {
 			t.Errorf("GOMAXPROCS %d: warned %v, want %v:\n%s", procs, warned, procs == 1, logs)

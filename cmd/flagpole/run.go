@@ -28,15 +28,16 @@ func (p *program) Run(ctx context.Context) error {
 	if p.adminLn != nil {
 		adminAddr = p.adminLn.Addr().String()
 	}
+	procs := runtime.GOMAXPROCS(0)
 	p.log.Info("listening", "addr", p.Addr(), "admin_addr", adminAddr, "db", loader.Redact(p.cfg.DB), "listen", p.cfg.Listen,
 		"refresh", p.cfg.Refresh, "key_refresh", p.cfg.KeyRefresh,
 		"max_conns", p.ln.Max(), "max_conns_per_ip", p.cfg.MaxConnsPerIP, "anon_rate_limit", p.cfg.AnonRateLimit,
-		"shutdown_delay", p.cfg.Text("shutdown_delay"), "gomaxprocs", runtime.GOMAXPROCS(0))
-	if n := runtime.GOMAXPROCS(0); n < 2 {
+		"shutdown_delay", p.cfg.Text("shutdown_delay"), "gomaxprocs", procs)
+	if procs < 2 {
 		// Measured (docs/deploy.md, Capacity): under 200 votes a second at
 		// 100,000 flags, one thread of Go code nearly tripled the p99.
 		p.log.Warn("one CPU runs Go code: each load's build holds it while requests wait; give flagpole two CPUs (docs/deploy.md, Capacity)",
-			"gomaxprocs", n)
+			"gomaxprocs", procs)
 	}
 
 	loadCtx, stopLoads := context.WithCancel(ctx)
