@@ -106,7 +106,7 @@ type message struct {
 	changes []change
 	flags   []memstore.FlagInput
 	users   sql.NullInt64 // counted only when a user was added
-	votes   *loadVotes    // the fresh votes and the flags read whole
+	votes   *loadVotes    // the fresh votes, the flags read whole and the removals
 }
 
 // readBoth asks the position, then, unless the server moved, sends the

@@ -64,8 +64,8 @@ type Loader struct {
 	pos      position   // what the loads have seen (see position)
 	lastFull time.Time
 	votes    *voteWindows // the vote times behind /stats' windows
-	// counted is the stamps of votes the last load counted that its
-	// position has not seen (loadVotes.again).
+	// counted is the stamps of votes and removals the last load counted
+	// that its position has not seen (loadVotes.again).
 	counted  map[uint64]struct{}
 	flagRows int  // flag rows the last load read
 	kept     kept // PostgreSQL: the connection of the loads' prepared statements

@@ -45,7 +45,8 @@ import (
 // position and its snapshot (PostgreSQL): the load reads and counts the
 // vote, but the position has not seen its stamp, so the next load finds
 // it again. The stamps read that the position has not seen are kept
-// (loadResult.again), and the next load skips their fresh votes.
+// (loadResult.again), and the next load skips their fresh votes and
+// their removals. The same holds for a removal.
 
 // loadVotes is what a load read of the votes.
 type loadVotes struct {
@@ -55,8 +56,8 @@ type loadVotes struct {
 	gone  map[string][]int64 // the times of the counted votes removed since, by flag
 	lost  map[string]bool    // the flags whose removals not seen may be more than were kept
 	rows  int                // rows read
-	// again is the stamps of the votes read that the load's position has
-	// not seen: the next load skips their fresh votes.
+	// again is the stamps of the votes and removals read that the load's
+	// position has not seen: the next load skips them.
 	again map[uint64]struct{}
 }
 
@@ -157,13 +158,17 @@ func (s removedScan) flag(id, list string) {
 	n := make([]int64, len(fields))
 	for i, f := range fields {
 		x, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
-		if err != nil || len(fields)%3 != 0 {
-			if !s.stampsOnly {
-				s.v.lost[id] = true
-			}
-			return
+		if err != nil {
+			n = nil
+			break
 		}
 		n[i] = x
+	}
+	if len(n)%3 != 0 || len(n) == 0 {
+		if !s.stampsOnly {
+			s.v.lost[id] = true
+		}
+		return
 	}
 	for i := 0; i < len(n); i += 3 {
 		stamp, vote := uint64(n[i]), uint64(n[i+1])
@@ -251,7 +256,8 @@ func (s removedScan) query(ctx context.Context, r reader, query string, args ...
 // their removals: prev does not hold them, their removals not seen may be
 // more than were kept, w does not hold the votes removed, or their
 // counters moved by other than their fresh votes less their removals
-// (now: the windows' edge, before which w may or may not hold a vote).
+// (now: the load's time; before the windows' edge, 30 days earlier, w
+// may or may not hold a vote).
 func (v *loadVotes) needWhole(prev *memstore.Snapshot, flags []memstore.FlagInput, w *voteWindows, now time.Time) []string {
 	var ids []string
 	for i := range flags {

@@ -158,7 +158,8 @@ func (w *voteWindows) addFlag(id string, times []int64) {
 
 // takeFlag removes from a flag's times one of each of times (those
 // before base it skips, and those it does not hold: see holds): the votes
-// removed since the last load. It costs what the flag holds, once.
+// removed since the last load. It reads what the flag holds once for
+// each time taken (at most the 16 removals a flag keeps).
 func (w *voteWindows) takeFlag(id string, times []int64) {
 	k, ok := w.flags[id]
 	if !ok || w.inWindow(times) == 0 {
