@@ -42,30 +42,17 @@ func (db *DB) MigrateUp(ctx context.Context) ([]int64, error) {
 // migrate applies the migrations of dir (a goose directory of SQL files)
 // and tells the versions it applied.
 func (db *DB) migrate(ctx context.Context, dir fs.FS) ([]int64, error) {
-	var (
-		dialect = goose.DialectPostgres
-		locker  lock.SessionLocker
-		opts    []goose.ProviderOption
-		err     error
-	)
-	if db.Dialect == Postgres {
-		locker, err = lock.NewPostgresSessionLocker()
-		if err != nil {
-			return nil, fmt.Errorf("migrate: %w", err)
-		}
-	} else {
-		dialect = goose.DialectSQLite3
+	var opts []goose.ProviderOption
+	if db.Dialect != Postgres {
 		target, err := lastVersion(dir)
 		if err != nil {
 			return nil, fmt.Errorf("migrate: %w", err)
 		}
-		locker = &sqliteLocker{target: target}
 		// The locker's transaction holds every migration: goose must not
 		// begin one of its own per migration.
-		opts = append(opts, goose.WithIsolateDDL(true))
+		opts = append(opts, goose.WithSessionLocker(&sqliteLocker{target: target}), goose.WithIsolateDDL(true))
 	}
-	opts = append(opts, goose.WithSessionLocker(locker))
-	p, err := goose.NewProvider(dialect, db.DB.DB, dir, opts...)
+	p, err := db.provider(dir, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
@@ -80,6 +67,20 @@ func (db *DB) migrate(ctx context.Context, dir fs.FS) ([]int64, error) {
 	return applied, nil
 }
 
+// provider is goose's over dir for db's dialect, with opts; on
+// PostgreSQL it holds an advisory lock while it migrates, so that
+// instances started together migrate one at a time.
+func (db *DB) provider(dir fs.FS, opts ...goose.ProviderOption) (*goose.Provider, error) {
+	if db.Dialect != Postgres {
+		return goose.NewProvider(goose.DialectSQLite3, db.DB.DB, dir, opts...)
+	}
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return nil, err
+	}
+	return goose.NewProvider(goose.DialectPostgres, db.DB.DB, dir, append(opts, goose.WithSessionLocker(locker))...)
+}
+
 // MigrateTo moves the schema up or down to version: for the benchmarks
 // that compare what writers pay under two versions of the triggers
 // (bench/notifycost), and the tests that take the migrations down and up
@@ -89,15 +90,7 @@ func (db *DB) MigrateTo(ctx context.Context, version int64) error {
 	if err != nil {
 		return err
 	}
-	dialect, opts := goose.DialectSQLite3, []goose.ProviderOption(nil)
-	if db.Dialect == Postgres {
-		locker, err := lock.NewPostgresSessionLocker()
-		if err != nil {
-			return err
-		}
-		dialect, opts = goose.DialectPostgres, append(opts, goose.WithSessionLocker(locker))
-	}
-	p, err := goose.NewProvider(dialect, db.DB.DB, dir, opts...)
+	p, err := db.provider(dir)
 	if err != nil {
 		return err
 	}
