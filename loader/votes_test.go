@@ -416,6 +416,78 @@ func TestStampsOfAnotherCluster(t *testing.T) {
 // triggers under which the contract's writes still keep the counters, and
 // come up again, after which a deletion is followed without reading its
 // flag whole.
+// Each of the votes' migrations, taken down, leaves the schema exactly as
+// its Up found it: the functions, triggers, indexes and columns after
+// coming down from the latest equal those after going up from the version
+// before.
+func TestVoteMigrationsDownRestore(t *testing.T) {
+	bothDialects(t, func(t *testing.T, d loader.Dialect) {
+		db, _ := loadertest.Open(t, d)
+		ctx := context.Background()
+		schema := func() string {
+			q := `SELECT string_agg(x, E'\n' ORDER BY x) FROM (
+				SELECT pg_get_functiondef(p.oid) AS x FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+					WHERE n.nspname = current_schema()
+				UNION ALL SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal
+				UNION ALL SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema()
+				UNION ALL SELECT table_name || '.' || column_name || ' ' || data_type || ' ' || COALESCE(column_default, '')
+					FROM information_schema.columns WHERE table_schema = current_schema()) s`
+			if d == loader.SQLite {
+				// Not the tables' text, which DROP COLUMN edits in place.
+				q = `SELECT group_concat(x, char(10)) FROM (
+					SELECT type || ' ' || name || ' ' || sql AS x FROM sqlite_master WHERE type IN ('trigger', 'index') AND sql IS NOT NULL
+					UNION ALL SELECT m.name || '.' || c.name || ' ' || c.type || ' ' || COALESCE(c.dflt_value, '')
+						FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table'
+					ORDER BY x)`
+			}
+			var out string
+			if err := db.Get(&out, q); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		latest := int64(8)
+		if d == loader.SQLite {
+			latest = 6
+		}
+		for _, v := range []int64{latest - 1, latest - 2} {
+			if err := db.MigrateTo(ctx, v); err != nil {
+				t.Fatalf("down to %d: %v", v, err)
+			}
+			down := schema()
+			if err := db.MigrateTo(ctx, v-1); err != nil {
+				t.Fatalf("down to %d: %v", v-1, err)
+			}
+			if err := db.MigrateTo(ctx, v); err != nil {
+				t.Fatalf("up to %d: %v", v, err)
+			}
+			if up := schema(); up != down {
+				t.Errorf("version %d, come down to from %d, differs from its Up:\n%s", v, latest, lineDiff(up, down))
+			}
+			if err := db.Migrate(ctx); err != nil {
+				t.Fatalf("up again: %v", err)
+			}
+		}
+	})
+}
+
+// lineDiff is the lines of a not in b (-) and of b not in a (+).
+func lineDiff(a, b string) string {
+	var out []string
+	as, bs := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for _, l := range as {
+		if !slices.Contains(bs, l) {
+			out = append(out, "- "+l)
+		}
+	}
+	for _, l := range bs {
+		if !slices.Contains(as, l) {
+			out = append(out, "+ "+l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 func TestVoteMigrationsDownAndUp(t *testing.T) {
 	bothDialects(t, func(t *testing.T, d loader.Dialect) {
 		db, _ := loadertest.Open(t, d)
