@@ -224,6 +224,11 @@ func TestStreamBounds(t *testing.T) {
 	if r.header.Get("Retry-After") == "" || r.header.Get("X-RateLimit-Limit") == "" {
 		t.Errorf("429 headers %v", r.header)
 	}
+	// The budget admitted it before the stream bound refused it: it spent
+	// its request, the third of this key's (openapi.yaml, StreamTooMany).
+	if got, want := r.header.Get("X-RateLimit-Remaining"), remainingAfter(r, 3); got != want {
+		t.Errorf("a stream refused by its key's bound: X-RateLimit-Remaining %s, want %s", got, want)
+	}
 	a.resp.Body.Close()
 	waitFor(t, func() bool { return s.api.Streams() == 1 })
 	e.openStream(s, "/api/public/stream").next(streamWait, "ready")
@@ -314,4 +319,11 @@ func TestStreamSpendsOneRequest(t *testing.T) {
 	if got := remaining(r.header); got != first-2 {
 		t.Errorf("after the stream's events and heartbeats X-RateLimit-Remaining is %d, want %d", got, first-2)
 	}
+}
+
+// remainingAfter is X-RateLimit-Remaining once n requests of r's key's
+// budget (its X-RateLimit-Limit) are spent.
+func remainingAfter(r result, n int) string {
+	limit, _ := strconv.Atoi(r.header.Get("X-RateLimit-Limit"))
+	return strconv.Itoa(limit - n)
 }

@@ -912,6 +912,9 @@ type NotFound = Problem
 // ServiceUnavailable An error, as RFC 9457 problem details (`application/problem+json`).
 type ServiceUnavailable = Problem
 
+// StreamTooMany An error, as RFC 9457 problem details (`application/problem+json`).
+type StreamTooMany = Problem
+
 // StreamUnavailable An error, as RFC 9457 problem details (`application/problem+json`).
 type StreamUnavailable = Problem
 
@@ -1315,8 +1318,9 @@ type ClientInterface interface {
 	// route. Opening a stream spends one request of the key's budget and carries the
 	// rate-limit headers; what it sends afterwards spends nothing. A key holds at most
 	// 5 streams open at once on one server (the operator's `max_streams_per_key`):
-	// one more is `429` (`code` `rate_limited`, `Retry-After`); follow several flags in
-	// one stream instead. A server holds a bounded number of streams in all: at most
+	// one more is `429` (`code` `rate_limited`, `Retry-After`), and, the budget having
+	// admitted it, it has spent its request; follow several flags in one stream
+	// instead. A server holds a bounded number of streams in all: at most
 	// three quarters of its connections (the rest is kept for health probes and other
 	// requests, which streams never take). Past it, a new stream is `503` (`code`
 	// `unavailable`, `Retry-After`), not `429`: the server is full, not the key; try
@@ -1658,8 +1662,9 @@ func (c *Client) GetStats(ctx context.Context, params *GetStatsParams, reqEditor
 // route. Opening a stream spends one request of the key's budget and carries the
 // rate-limit headers; what it sends afterwards spends nothing. A key holds at most
 // 5 streams open at once on one server (the operator's `max_streams_per_key`):
-// one more is `429` (`code` `rate_limited`, `Retry-After`); follow several flags in
-// one stream instead. A server holds a bounded number of streams in all: at most
+// one more is `429` (`code` `rate_limited`, `Retry-After`), and, the budget having
+// admitted it, it has spent its request; follow several flags in one stream
+// instead. A server holds a bounded number of streams in all: at most
 // three quarters of its connections (the rest is kept for health probes and other
 // requests, which streams never take). Past it, a new stream is `503` (`code`
 // `unavailable`, `Retry-After`), not `429`: the server is full, not the key; try
@@ -2765,8 +2770,9 @@ type ClientWithResponsesInterface interface {
 	// route. Opening a stream spends one request of the key's budget and carries the
 	// rate-limit headers; what it sends afterwards spends nothing. A key holds at most
 	// 5 streams open at once on one server (the operator's `max_streams_per_key`):
-	// one more is `429` (`code` `rate_limited`, `Retry-After`); follow several flags in
-	// one stream instead. A server holds a bounded number of streams in all: at most
+	// one more is `429` (`code` `rate_limited`, `Retry-After`), and, the budget having
+	// admitted it, it has spent its request; follow several flags in one stream
+	// instead. A server holds a bounded number of streams in all: at most
 	// three quarters of its connections (the rest is kept for health probes and other
 	// requests, which streams never take). Past it, a new stream is `503` (`code`
 	// `unavailable`, `Retry-After`), not `429`: the server is full, not the key; try
@@ -4244,7 +4250,7 @@ type StreamVotesResponse struct {
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
-	ApplicationproblemJSON429 *TooManyRequests
+	ApplicationproblemJSON429 *StreamTooMany
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -4274,7 +4280,7 @@ func (r StreamVotesResponse) GetApplicationproblemJSON401() *Unauthorized {
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
-func (r StreamVotesResponse) GetApplicationproblemJSON429() *TooManyRequests {
+func (r StreamVotesResponse) GetApplicationproblemJSON429() *StreamTooMany {
 	return r.ApplicationproblemJSON429
 }
 
@@ -4674,8 +4680,9 @@ func (c *ClientWithResponses) GetStatsWithResponse(ctx context.Context, params *
 // route. Opening a stream spends one request of the key's budget and carries the
 // rate-limit headers; what it sends afterwards spends nothing. A key holds at most
 // 5 streams open at once on one server (the operator's `max_streams_per_key`):
-// one more is `429` (`code` `rate_limited`, `Retry-After`); follow several flags in
-// one stream instead. A server holds a bounded number of streams in all: at most
+// one more is `429` (`code` `rate_limited`, `Retry-After`), and, the budget having
+// admitted it, it has spent its request; follow several flags in one stream
+// instead. A server holds a bounded number of streams in all: at most
 // three quarters of its connections (the rest is kept for health probes and other
 // requests, which streams never take). Past it, a new stream is `503` (`code`
 // `unavailable`, `Retry-After`), not `429`: the server is full, not the key; try
@@ -7506,7 +7513,7 @@ func ParseStreamVotesResponse(rsp *http.Response) (*StreamVotesResponse, error) 
 		response.ApplicationproblemJSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StreamTooMany
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

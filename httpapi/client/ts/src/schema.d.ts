@@ -254,8 +254,9 @@ export interface paths {
          *     route. Opening a stream spends one request of the key's budget and carries the
          *     rate-limit headers; what it sends afterwards spends nothing. A key holds at most
          *     5 streams open at once on one server (the operator's `max_streams_per_key`):
-         *     one more is `429` (`code` `rate_limited`, `Retry-After`); follow several flags in
-         *     one stream instead. A server holds a bounded number of streams in all: at most
+         *     one more is `429` (`code` `rate_limited`, `Retry-After`), and, the budget having
+         *     admitted it, it has spent its request; follow several flags in one stream
+         *     instead. A server holds a bounded number of streams in all: at most
          *     three quarters of its connections (the rest is kept for health probes and other
          *     requests, which streams never take). Past it, a new stream is `503` (`code`
          *     `unavailable`, `Retry-After`), not `429`: the server is full, not the key; try
@@ -1048,6 +1049,40 @@ export interface components {
                  *       "title": "Too Many Requests",
                  *       "status": 429,
                  *       "detail": "rate limit of 60 requests per 60 seconds exceeded; retry in 17 seconds",
+                 *       "code": "rate_limited",
+                 *       "requestId": "7f1c2e9a4b5d4c3e"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The key's budget for the rolling 60-second window is spent (as
+         *     `TooManyRequests`: not counted), or the key already holds the most streams it
+         *     may have open on this server (`max_streams_per_key`, by default 5). Both are
+         *     `code` `rate_limited` with `Retry-After`. The second kind was admitted by the
+         *     budget before the stream bound refused it: it has spent one request, and its
+         *     rate-limit headers say so. Close a stream, or follow several flags in one
+         *     (`slug=a,b,c`), rather than retry.
+         */
+        StreamTooMany: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-Optional"];
+                RateLimit: components["headers"]["RateLimit-Optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Too Many Requests",
+                 *       "status": 429,
+                 *       "detail": "this key holds the most live streams it may have open at once; close one, or follow several flags in one stream with slug=a,b,c",
                  *       "code": "rate_limited",
                  *       "requestId": "7f1c2e9a4b5d4c3e"
                  *     }
@@ -2084,7 +2119,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["StreamTooMany"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["StreamUnavailable"];
         };
