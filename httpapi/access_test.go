@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,6 +44,31 @@ func TestAuth(t *testing.T) {
 	// The key-less routes.
 	for _, path := range []string{"/healthz", "/readyz", "/api/public/openapi.json"} {
 		mustStatus(t, e.get(path, "Authorization: "), 200, "")
+	}
+}
+
+// A percent-encoded unreserved character in a path is the character
+// (RFC 3986, 6.2.2.2), in a route's name as in a slug; an encoded slash
+// or other reserved character stays what it was sent as.
+func TestEncodedUnreservedRoutes(t *testing.T) {
+	e := newEnv(t, "sqlite", fixtureLines())
+	e.noSpec = true // the document's validator matches a path as sent
+	for plain, encoded := range map[string]string{
+		"/api/public/flags?sort=total": "/api/public/fl%61gs?sort=total",
+		"/api/public/flag/tie-a":       "/api/public/%66lag/tie%2da",
+		"/api/public/flag/tie-a/trend": "/api/%70ublic/flag/tie%2Da/tr%65nd",
+		"/api/public/categories":       "/api/public/c%61t%65gories",
+		"/api/public/search?q=tie":     "/api/public/se%61rch?q=tie",
+	} {
+		want := e.get(plain)
+		mustStatus(t, want, 200, "")
+		got := e.get(encoded)
+		if got.status != 200 || !reflect.DeepEqual(got.json["data"], want.json["data"]) {
+			t.Errorf("%s: %d %s, want the answer of %s", encoded, got.status, got.body, plain)
+		}
+	}
+	for _, path := range []string{"/api/public/flag/tie-a%2Ftrend", "/api/public/flags%2F", "/api/public/flag%2Ftie-a"} {
+		mustStatus(t, e.get(path), 404, "not_found")
 	}
 }
 

@@ -168,7 +168,7 @@ func New(opt Options) (*API, error) {
 func searchBytes(cacheBytes int64) int64 { return cacheBytes * 3 / 8 }
 
 // Handler is the http.Handler of the API.
-func (a *API) Handler() http.Handler { return a.engine }
+func (a *API) Handler() http.Handler { return http.HandlerFunc(a.serveHTTP) }
 
 // CacheHitRatio is the share of lookups the caches answered since start:
 // rendered responses, and searches whose entry was kept (a spelling of
