@@ -248,12 +248,14 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer, get
 }
 
 // checkTarget refuses to export over an existing file unless force, and
-// over a directory always, before any work is done.
+// over anything but a regular file always, before any work is done: the
+// export is renamed over its name, which would put a file in the place of
+// a directory, a symbolic link, a device (/dev/null) or a pipe.
 func checkTarget(name string, force bool) error {
 	if name == "" || name == "-" {
 		return nil
 	}
-	st, err := os.Stat(name)
+	st, err := os.Lstat(name)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return nil
@@ -261,6 +263,10 @@ func checkTarget(name string, force bool) error {
 		return fmt.Errorf("export: %w", err)
 	case st.IsDir():
 		return fmt.Errorf("export: %s is a directory; name a file", name)
+	case st.Mode()&os.ModeSymlink != 0:
+		return fmt.Errorf("export: %s is a symbolic link; name the file it points to", name)
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("export: %s is not a regular file (a device, pipe or socket); export to - and redirect standard output", name)
 	case !force:
 		return fmt.Errorf("export: %s exists; add --force to replace it", name)
 	}
