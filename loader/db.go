@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -71,7 +72,9 @@ func ParseURL(raw string) (Dialect, string, error) {
 	switch {
 	case strings.HasPrefix(raw, "postgres://"), strings.HasPrefix(raw, "postgresql://"):
 		if _, err := url.Parse(raw); err != nil {
-			return "", "", fmt.Errorf("database URL: %w", err)
+			// Not url's error: it quotes the URL, password and all.
+			return "", "", fmt.Errorf("database URL %q is not a valid URL: percent-encode the special characters "+
+				"of its user name and password (%%, #, /, ?, @, space)", Redact(raw))
 		}
 		return Postgres, raw, nil
 	case strings.HasPrefix(raw, "sqlite:"):
@@ -88,13 +91,36 @@ func ParseURL(raw string) (Dialect, string, error) {
 	}
 }
 
-// Redact hides the password of a database URL, for errors and logs.
+// Redact hides the password of a database URL, for errors and logs: the
+// user information's (as xxxxx, also in a URL that does not parse) and a
+// password= parameter's (of a URL's query or a key=value string).
 func Redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		raw = u.Redacted()
+	} else if err != nil {
+		raw = redactUserinfo(raw)
+	}
+	return passwordParam.ReplaceAllString(raw, "${1}xxxxx")
+}
+
+// passwordParam is a password= parameter and its value, quoted or not.
+var passwordParam = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s&]*)`)
+
+// redactUserinfo hides the password of scheme://user:password@host in a
+// URL that url.Parse refused: whatever lies between the first colon after
+// the scheme and the last @.
+func redactUserinfo(raw string) string {
+	i := strings.Index(raw, "://")
+	if i < 0 {
 		return raw
 	}
-	return u.Redacted()
+	rest := raw[i+3:]
+	at := strings.LastIndexByte(rest, '@')
+	colon := strings.IndexByte(rest, ':')
+	if at < 0 || colon < 0 || colon > at {
+		return raw
+	}
+	return raw[:i+3] + rest[:colon+1] + "xxxxx" + rest[at:]
 }
 
 // Open opens the database at raw without touching its schema.

@@ -54,3 +54,28 @@ func TestDBFile(t *testing.T) {
 		t.Errorf("serve's output shows the password, or not the database it used:\n%s", out)
 	}
 }
+
+// A database URL that does not parse, or a key=value string, is refused
+// without its password: in the flag, the file or the environment.
+func TestDBURLErrorsHideThePassword(t *testing.T) {
+	t.Parallel()
+	for _, raw := range []string{
+		"postgres://postgres:s3cret%zz@127.0.0.1:1/x",
+		"postgres://postgres:pa ss-s3cret@127.0.0.1:1/x",
+		"postgresql://postgres:pa#s3cret@127.0.0.1:1/x",
+		"host=127.0.0.1 port=1 password=s3cret-kv dbname=x",
+		"host=127.0.0.1 password='s3cret quoted' dbname=x",
+	} {
+		for name, run := range map[string]func() string{
+			"--db": func() string { return mustFail(t, noEnv, nil, "migrate", "--db", raw) },
+			"--db-file": func() string {
+				return mustFail(t, noEnv, nil, "migrate", "--db-file", writeFile(t, "db-url", raw+"\n"))
+			},
+			"FLAGPOLE_DB": func() string { return mustFail(t, mapEnv(map[string]string{"FLAGPOLE_DB": raw}), nil, "migrate") },
+		} {
+			if msg := run(); strings.Contains(msg, "s3cret") || !strings.Contains(msg, "database URL") {
+				t.Errorf("%s %q: error %q shows the password, or does not name the database URL", name, raw, msg)
+			}
+		}
+	}
+}
