@@ -294,6 +294,11 @@ const (
 	defaultListenKeyRefresh = "@every 30s"
 )
 
+// MaxCacheMB bounds cache_mb: the caches' admission counters are sized
+// by it (a counter per 100 bytes of searches), so that a mistyped size
+// fails at start with a reason rather than in an allocation.
+const MaxCacheMB = 65536
+
 // Validate checks what the kinds do not: ranges and choices. It parses
 // trusted_proxies into Proxies, and gives refresh and key_refresh their
 // defaults when unset (they depend on listen).
@@ -307,8 +312,8 @@ func (c *Config) Validate() error {
 	if c.RateLimit < 1 {
 		return errors.New("rate_limit must be at least 1")
 	}
-	if c.CacheMB < 0 {
-		return errors.New("cache_mb must be at least 0")
+	if c.CacheMB < 0 || c.CacheMB > MaxCacheMB {
+		return fmt.Errorf("cache_mb must be between 0 and %d (64 GiB)", MaxCacheMB)
 	}
 	if c.MaxStreamsPerKey < 1 {
 		return errors.New("max_streams_per_key must be at least 1")
@@ -331,6 +336,15 @@ func (c *Config) Validate() error {
 	}
 	if c.DBTimeout < 100*time.Millisecond {
 		return errors.New("db_timeout must be at least 100ms")
+	}
+	// Zero would be no bound at all (net/http's, go-redis's): a slow
+	// client would hold a connection, a stop or a request for ever.
+	for name, d := range map[string]time.Duration{"read_header_timeout": c.ReadHeaderTimeout, "read_timeout": c.ReadTimeout,
+		"write_timeout": c.WriteTimeout, "idle_timeout": c.IdleTimeout, "shutdown_timeout": c.ShutdownTimeout,
+		"redis_timeout": c.RedisTimeout} {
+		if d <= 0 {
+			return fmt.Errorf("%s must be more than 0", name)
+		}
 	}
 	if c.DB == "" {
 		return errors.New("db: a database URL is required")

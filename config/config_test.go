@@ -301,7 +301,9 @@ func TestLoaderDoesNotImportConfig(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	for _, args := range [][]string{{"--rate-limit", "0"}, {"--cache-mb", "-1"}, {"--log-format", "xml"}, {"--db", ""}} {
+	for _, args := range [][]string{{"--rate-limit", "0"}, {"--cache-mb", "-1"}, {"--cache-mb", "65537"}, {"--log-format", "xml"}, {"--db", ""},
+		{"--read-timeout", "0s"}, {"--read-header-timeout", "0"}, {"--write-timeout", "0s"}, {"--idle-timeout", "0"},
+		{"--shutdown-timeout", "0s"}, {"--redis-timeout", "0s"}} {
 		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 		Bind(fs, Serve)
 		if err := fs.Parse(append([]string{"--config", emptyFile(t)}, args...)); err != nil {
@@ -310,6 +312,11 @@ func TestValidate(t *testing.T) {
 		if _, err := Resolve(fs, noEnv); err == nil {
 			t.Errorf("%v: got no error", args)
 		}
+	}
+	c := Default()
+	c.CacheMB = MaxCacheMB
+	if err := c.Validate(); err != nil {
+		t.Errorf("cache_mb %d: %v", MaxCacheMB, err)
 	}
 	for _, f := range []string{"json", "text", "auto"} {
 		c := Default()

@@ -93,10 +93,22 @@ func (db *DB) Seed(ctx context.Context, o SeedOptions) error {
 	return nil
 }
 
+// MaxSeed bounds the flags and the users a seed writes: ten million each,
+// ten times the largest benchmark's flags.
+const MaxSeed = 10_000_000
+
+// Validate checks o's sizes, before any database is opened or made.
+func (o SeedOptions) Validate() error {
+	if o.Flags < 1 || o.Users < 1 || o.Flags > MaxSeed || o.Users > MaxSeed || o.Days < 0 || o.Days > 3650 {
+		return fmt.Errorf("seed: want 1 to %d flags, 1 to %d users and 0 to 3650 days", MaxSeed, MaxSeed)
+	}
+	return nil
+}
+
 // checkSeedable refuses bad sizes and a database that already holds flags.
 func (db *DB) checkSeedable(ctx context.Context, o SeedOptions) error {
-	if o.Flags < 1 || o.Users < 1 || o.Days < 0 || o.Days > 3650 {
-		return fmt.Errorf("seed: want at least 1 flag and 1 user, and 0 to 3650 days")
+	if err := o.Validate(); err != nil {
+		return err
 	}
 	var existing int
 	if err := db.GetContext(ctx, &existing, "SELECT count(*) FROM flags"); err != nil {

@@ -164,6 +164,10 @@ func runSeed(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	if err := positional(fs, 0, 0, ""); err != nil {
 		return err
 	}
+	// The sizes first: a refused seed makes no database file.
+	if err := (loader.SeedOptions{Flags: *flags, Users: *users, Days: *days}).Validate(); err != nil {
+		return err
+	}
 	db, err := openDatabase(ctx, cfg.DB, true)
 	if err != nil {
 		return err

@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,9 +112,17 @@ func TestSeedBadArguments(t *testing.T) {
 		{"negative days", []string{"--days", "-1"}},
 		{"not a number", []string{"--flags", "many"}},
 		{"unknown flag", []string{"--colour", "red"}},
+		{"too many users", []string{"--flags", "10", "--users", "99999999999999"}},
+		{"too many flags", []string{"--flags", "10000001"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mustFail(t, noEnv, nil, append([]string{"seed", "--db", db}, tc.args...)...)
+			// Refused before any database is made: no new file.
+			fresh := filepath.Join(t.TempDir(), "never.db")
+			mustFail(t, noEnv, nil, append([]string{"seed", "--db", "sqlite:" + fresh}, tc.args...)...)
+			if _, err := os.Stat(fresh); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a refused seed made %s: %v", fresh, err)
+			}
 		})
 	}
 	if got := exportText(t, db); got != "" {
