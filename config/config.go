@@ -299,6 +299,18 @@ const (
 // fails at start with a reason rather than in an allocation.
 const MaxCacheMB = 65536
 
+// Cautions are what serve warns of at start and on a reload: settings
+// that validate but work against each other.
+func (c *Config) Cautions(now time.Time) []string {
+	var out []string
+	if gap := c.Refresh.LongestGap(now); c.MaxSnapshotAge > 0 && c.MaxSnapshotAge <= gap {
+		out = append(out, fmt.Sprintf("max_snapshot_age %s is not longer than the longest wait between flag loads (%s, refresh %q): "+
+			"/readyz turns 503 between the loads of a database that does not change; set it above that, e.g. to twice it",
+			c.MaxSnapshotAge, gap, c.Refresh.Spec))
+	}
+	return out
+}
+
 // Validate checks what the kinds do not: ranges and choices. It parses
 // trusted_proxies into Proxies, and gives refresh and key_refresh their
 // defaults when unset (they depend on listen).

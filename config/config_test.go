@@ -371,3 +371,35 @@ func TestSchedules(t *testing.T) {
 		}
 	}
 }
+
+// TestCautions: max_snapshot_age no longer than the longest wait between
+// flag loads is cautioned against (readiness would fail between loads of
+// an idle database), a longer one or 0 is not.
+func TestCautions(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 30, 0, time.UTC)
+	for _, tc := range []struct {
+		args []string
+		warn bool
+	}{
+		{nil, false},
+		{[]string{"--max-snapshot-age", "3s"}, true}, // listen: a load a minute
+		{[]string{"--max-snapshot-age", "1m"}, true},
+		{[]string{"--max-snapshot-age", "61s"}, false},
+		{[]string{"--listen=false", "--max-snapshot-age", "15s"}, false},
+		{[]string{"--listen=false", "--max-snapshot-age", "10s"}, true},
+		{[]string{"--refresh", "0 0,10 * * * *", "--max-snapshot-age", "20m"}, true}, // gaps of 10 and 50 minutes
+		{[]string{"--refresh", "0 0,10 * * * *", "--max-snapshot-age", "51m"}, false},
+	} {
+		c, err := loadArgs(t, noEnv, tc.args...)
+		if err == nil {
+			err = c.Validate()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		cautions := c.Cautions(now)
+		if got := len(cautions) == 1 && strings.Contains(cautions[0], "max_snapshot_age"); got != tc.warn || len(cautions) > 1 {
+			t.Errorf("%v: cautions %q, want one on max_snapshot_age: %v", tc.args, cautions, tc.warn)
+		}
+	}
+}

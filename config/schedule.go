@@ -1,6 +1,10 @@
 package config
 
-import "github.com/robfig/cron/v3"
+import (
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
 
 // Schedule is a cron schedule as flagpole takes them, parsed once, with
 // the text it was read from. It is a cron.Schedule, so the loader runs it
@@ -37,3 +41,17 @@ func (s Schedule) String() string { return s.Spec }
 
 // MarshalText writes the schedule's text, so that logs show "@every 10s".
 func (s Schedule) MarshalText() ([]byte, error) { return []byte(s.Spec), nil }
+
+// LongestGap is the longest wait between two runs of s among its next
+// eight after now (a cron schedule's gaps differ: "0 0 * * * *" is an
+// hour each, "0 0,10 * * * *" ten minutes then fifty).
+func (s Schedule) LongestGap(now time.Time) time.Duration {
+	var longest time.Duration
+	t := s.Next(now)
+	for range 8 {
+		next := s.Next(t)
+		longest = max(longest, next.Sub(t))
+		t = next
+	}
+	return longest
+}

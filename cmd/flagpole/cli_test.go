@@ -390,3 +390,29 @@ func TestServeWarnsOnOneCPU(t *testing.T) {
 		}
 	}
 }
+
+// serve warns at start when max_snapshot_age is no longer than the
+// wait between flag loads (config.Cautions), and not otherwise.
+func TestServeWarnsOfASnapshotAgeBelowTheLoads(t *testing.T) {
+	t.Parallel()
+	db := loadertest.URL(t, loader.SQLite)
+	mustRun(t, "migrate", "--db", db)
+	for age, want := range map[string]bool{"3s": true, "2m": false} {
+		s := startServe(t, noEnv, "--db", db, "--addr", "127.0.0.1:0", "--log-format", "json", "--max-snapshot-age", age)
+		s.waitFor(t, "the listening line", 30*time.Second, func() []string {
+			for l := range strings.Lines(s.stderr.String()) {
+				if listening.MatchString(l) {
+					return []string{l}
+				}
+			}
+			return nil
+		})
+		if err := s.stop(t); err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+		logs := s.stderr.String()
+		if warned := strings.Contains(logs, `"level":"WARN","msg":"max_snapshot_age `+age+` is not longer`); warned != want {
+			t.Errorf("max_snapshot_age %s: warned %v, want %v:\n%s", age, warned, want, logs)
+		}
+	}
+}

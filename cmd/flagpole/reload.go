@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -112,7 +113,7 @@ func (p *program) reload() {
 	merged := config.Merge(*running, next)
 	p.current.Store(&merged)
 	notes := p.apply(&merged, live)
-	for _, n := range notes {
+	for _, n := range append(notes, merged.Cautions(time.Now())...) {
 		p.log.Warn("configuration reload: " + n)
 	}
 	p.reloads.WithLabelValues("ok").Inc()

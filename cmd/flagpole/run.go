@@ -39,6 +39,9 @@ func (p *program) Run(ctx context.Context) error {
 		p.log.Warn("one CPU runs Go code: each load's build holds it while requests wait; give flagpole two CPUs (docs/deploy.md, Capacity)",
 			"gomaxprocs", procs)
 	}
+	for _, c := range p.cfg.Cautions(time.Now()) {
+		p.log.Warn(c)
+	}
 
 	loadCtx, stopLoads := context.WithCancel(ctx)
 	loadsDone := p.runLoads(loadCtx, errc)
