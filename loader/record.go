@@ -100,6 +100,10 @@ func parseRecord(line []byte) (*flagRow, error) {
 	return f, nil
 }
 
+// noNUL says why a string with U+0000 is refused: PostgreSQL's text
+// cannot hold it, so a file SQLite took would not import there.
+const noNUL = "contains a NUL character (\\u0000), which PostgreSQL cannot store"
+
 // setIdentity checks and takes the record's status, id and slug.
 func (f *flagRow) setIdentity(r *Record) error {
 	f.Status = "APPROVED"
@@ -115,6 +119,9 @@ func (f *flagRow) setIdentity(r *Record) error {
 	f.ID, f.Slug = r.ID, r.Slug
 	if f.ID == "" || len(f.ID) > 64 {
 		return errors.New("id: required, at most 64 characters")
+	}
+	if strings.ContainsRune(f.ID, 0) {
+		return errors.New("id: " + noNUL)
 	}
 	if !slugPattern.MatchString(f.Slug) || len(f.Slug) > 200 {
 		return fmt.Errorf("slug %q: required, URL-safe characters only (letters, digits, - . _ ~)", f.Slug)
@@ -147,8 +154,14 @@ func (f *flagRow) setTexts(r *Record) error {
 		if !ok || strings.TrimSpace(t) == "" {
 			return fmt.Errorf("text.%s: required", code)
 		}
+		if strings.ContainsRune(t, 0) {
+			return fmt.Errorf("text.%s: %s", code, noNUL)
+		}
 		f.Text[l] = t
 		if d := r.Description[code]; d != nil {
+			if strings.ContainsRune(*d, 0) {
+				return fmt.Errorf("description.%s: %s", code, noNUL)
+			}
 			s := *d
 			f.Description[l] = &s
 		}

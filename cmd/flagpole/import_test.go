@@ -173,6 +173,9 @@ var badLines = []struct {
 	{"bad snapshot at", strings.Replace(goodLine1, `"2026-01-02T00:00:00.000Z"`, `"2026-01-02"`, 1)},
 	{"negative snapshot", strings.Replace(goodLine1, `"red":110,"green":28`, `"red":110,"green":-28`, 1)},
 	{"invalid UTF-8", strings.Replace(goodLine3, `Texts back`, "Texts \xff\xfe back", 1)},
+	// PostgreSQL's text cannot hold U+0000: refused on both databases.
+	{"NUL in a text", strings.Replace(goodLine3, `Texts back`, `Texts \u0000 back`, 1)},
+	{"NUL in an id", strings.Replace(goodLine3, `"id":"flg_c3"`, `"id":"flg_\u0000c3"`, 1)},
 	{"red past a trillion", strings.Replace(goodLine3, `"red":0,"green":0`, `"red":1000000000001,"green":0`, 1)},
 	{"red that overflows 5 x red", strings.Replace(goodLine3, `"red":0,"green":0`, `"red":9223372036854775806,"green":1`, 1)},
 	{"snapshot past a trillion", strings.Replace(goodLine1, `"red":110,"green":28`, `"red":110,"green":1000000000001`, 1)},
