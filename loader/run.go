@@ -64,23 +64,33 @@ func (l *Loader) Run(ctx context.Context, fs, ks cron.Schedule, ready func()) er
 
 // poll rings the loads while the listener is down: both at once when it
 // goes down, then the flags every PollEvery and the keys every half of
-// it, as with listening off, until it is back. With listening on the
-// schedules are a backstop a minute apart.
+// it from then, as with listening off, until it is back. With listening
+// on the schedules are a backstop a minute apart. The listener's failed
+// reconnections while it stays down (about one a second) do not ring:
+// watcher.down tells lost only when it goes down.
 func (l *Loader) poll(ctx context.Context, w *wakes) {
-	t := time.NewTicker(l.opt.PollEvery / 2)
+	half := l.opt.PollEvery / 2
+	t := time.NewTicker(half)
 	defer t.Stop()
-	for n := 0; ; n++ {
+	n := 0 // the ticks since the listener went down
+	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-l.watcher.lost:
 			w.wakeAll(ByPolling)
+			// The next ticks count from this load, not from the
+			// ticker's start: keys in half a PollEvery, flags in one.
+			t.Reset(half)
+			n = 0
 		case <-t.C:
-			if !l.watcher.up.Load() {
-				w.wakeKeys(ByPolling)
-				if n%2 == 0 {
-					w.wakeFlags(ByPolling)
-				}
+			if l.watcher.up.Load() {
+				continue
+			}
+			n++
+			w.wakeKeys(ByPolling)
+			if n%2 == 0 {
+				w.wakeFlags(ByPolling)
 			}
 		}
 	}

@@ -75,14 +75,68 @@ type watcher struct {
 	lost       chan struct{} // one slot: the feed went down (see Loader.poll)
 }
 
-// down marks the feed down and tells the loads, which poll until it is
-// back.
+// down marks the feed down. When it was not down already (it was up, or
+// this is its first failure, at the start) it tells the loads, which poll
+// until it is back. A feed that stays down fails again and again (the
+// listener dials about once a second): those failures tell nothing, or
+// each would start both loads at once.
 func (w *watcher) down() {
-	w.fell.Store(true)
-	w.up.Store(false)
-	if w.lost != nil {
+	wasUp := w.up.Swap(false)
+	first := !w.fell.Swap(true)
+	if (wasUp || first) && w.lost != nil {
 		knock(w.lost)
 	}
+}
+
+// outageLogEvery is how often a feed that stays down is logged again.
+const outageLogEvery = time.Minute
+
+// outage is what a feed's log says of its time down: one warning when it
+// goes down, then one a minute at most however often it fails (the
+// listener dials about once a second), with the failures and the time
+// down since, and how it ended. Not safe for concurrent use: one
+// goroutine tells it of the feed's events.
+type outage struct {
+	since    time.Time // zero: up
+	told     time.Time // when it was last logged
+	failures int       // since it was last logged
+	total    int       // since it went down
+}
+
+// fell notes that the feed went down at now and warned of it.
+func (o *outage) fell(now time.Time) {
+	if o.since.IsZero() {
+		o.since, o.failures, o.total = now, 0, 0
+	}
+	o.told = now
+}
+
+// failed notes a failure at now, and returns the attributes to log it
+// with, or false when it is not to be logged (the outage was logged less
+// than outageLogEvery ago).
+func (o *outage) failed(now time.Time) (args []any, log bool) {
+	if o.since.IsZero() {
+		o.since, o.failures, o.total = now, 0, 0
+	}
+	o.failures++
+	o.total++
+	if !o.told.IsZero() && now.Sub(o.told) < outageLogEvery {
+		return nil, false
+	}
+	args = []any{"failures", o.failures, "down_ms", now.Sub(o.since).Milliseconds()}
+	o.told, o.failures = now, 0
+	return args, true
+}
+
+// back notes that the feed is up at now, and returns the attributes to
+// log that with (none when it was not down).
+func (o *outage) back(now time.Time) []any {
+	if o.since.IsZero() {
+		return nil
+	}
+	args := []any{"failures", o.total, "down_ms", now.Sub(o.since).Milliseconds()}
+	*o = outage{}
+	return args
 }
 
 // watch wakes the loads when db changes, until ctx ends: on PostgreSQL
@@ -122,20 +176,35 @@ func (l *Loader) listen(ctx context.Context, db *DB, wakeFlags, wakeKeys func())
 	timeout := l.opt.ListenTimeout
 	dialer := newPGDialer(timeout)
 	dialer.quietReads = true
+	// lib/pq calls this from one goroutine, the listener's, so out needs
+	// no lock. While the listener stays down it fails to connect about
+	// once a second: the first warning says it is down, the next come a
+	// minute apart (out), and the loads poll meanwhile (Loader.poll).
+	var out outage
 	ln := pq.NewDialListener(dialer, listenerDSN(db.dsn), 50*time.Millisecond, time.Second, func(ev pq.ListenerEventType, err error) {
 		switch ev {
+		case pq.ListenerEventConnected: // the first connection, late when it failed first
+			if args := out.back(time.Now()); args != nil {
+				l.opt.Log.Info("change listener connected", args...)
+			}
 		case pq.ListenerEventReconnected:
 			l.watcher.up.Store(true)
 			l.watcher.reconnects.Add(1)
-			l.opt.Log.Info("change listener reconnected")
+			l.opt.Log.Info("change listener reconnected", out.back(time.Now())...)
 		case pq.ListenerEventDisconnected:
 			if ctx.Err() == nil {
 				l.watcher.down()
+				out.fell(time.Now())
 				l.opt.Log.Warn("change listener disconnected; reconnecting", "err", db.Explain(err))
 			}
 		case pq.ListenerEventConnectionAttemptFailed:
 			l.watcher.down()
-			l.logErr(db.Explain(err), "change listener cannot connect; retrying")
+			if ctx.Err() != nil {
+				return
+			}
+			if args, log := out.failed(time.Now()); log {
+				l.logErr(db.Explain(err), "change listener cannot connect; retrying", args...)
+			}
 		}
 	})
 	// The sockets first: a ping or a handshake in flight holds the
@@ -236,13 +305,16 @@ func (l *Loader) pollDataVersion(ctx context.Context, db *DB, w *wakes) {
 	d := &dataVersion{db: db}
 	defer d.close()
 	opened := false
+	var out outage // a failing read warns once, then once a minute
 	for {
 		moved, fresh, err := d.read(ctx)
 		switch {
 		case err != nil:
 			if ctx.Err() == nil {
 				l.watcher.down()
-				l.logErr(err, "reading the database's change counter failed")
+				if args, log := out.failed(time.Now()); log {
+					l.logErr(err, "reading the database's change counter failed", args...)
+				}
 			}
 		case fresh:
 			if opened {
@@ -250,6 +322,9 @@ func (l *Loader) pollDataVersion(ctx context.Context, db *DB, w *wakes) {
 			}
 			opened = true
 			l.watcher.up.Store(true)
+			if args := out.back(time.Now()); args != nil {
+				l.opt.Log.Info("reading the database's change counter again", args...)
+			}
 			w.wakeAll(ByDatabase)
 		case moved:
 			l.watcher.notes.Add(1)
