@@ -2194,7 +2194,7 @@ export interface operations {
                      *       "openapi": "3.1.0",
                      *       "info": {
                      *         "title": "flagpole public API",
-                     *         "version": "1.3.3",
+                     *         "version": "1.3.4",
                      *         "summary": "Read-only API over community-voted red and green flags."
                      *       },
                      *       "paths": {
