@@ -122,37 +122,6 @@ func openDatabase(ctx context.Context, url string, create bool) (*loader.DB, err
 	return loader.OpenMigrated(ctx, url)
 }
 
-// openNew is openDatabase for a command that may create a SQLite file
-// (seed, import). Its close removes the file it created when the command
-// failed (*failed not nil then), so that a failure writes nothing, and a
-// mistyped path stays an error for the commands that follow.
-func openNew(ctx context.Context, url string, failed *error) (*loader.DB, func(), error) {
-	made := ""
-	if d, path, err := loader.ParseURL(url); err == nil && d == loader.SQLite {
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			made = path
-		}
-	}
-	remove := func() {
-		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
-			if made != "" {
-				os.Remove(made + suffix)
-			}
-		}
-	}
-	db, err := openDatabase(ctx, url, true)
-	if err != nil {
-		remove()
-		return nil, nil, err
-	}
-	return db, func() {
-		db.Close()
-		if *failed != nil {
-			remove()
-		}
-	}, nil
-}
-
 func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) error {
 	fs := newFlagSet("migrate", config.Database)
 	cfg, err := parse(fs, args, stdout, getenv)
@@ -182,7 +151,7 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	return nil
 }
 
-func runSeed(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) (err error) {
+func runSeed(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) error {
 	fs := newFlagSet("seed", config.Database)
 	flags := fs.Int("flags", loader.DemoSize(), "number of flags (past the number of demo statements, texts repeat)")
 	users := fs.Int("users", 500, "number of users")
@@ -199,11 +168,11 @@ func runSeed(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	if err := (loader.SeedOptions{Flags: *flags, Users: *users, Days: *days}).Validate(); err != nil {
 		return err
 	}
-	db, closeDB, err := openNew(ctx, cfg.DB, &err)
+	db, err := openDatabase(ctx, cfg.DB, true)
 	if err != nil {
 		return err
 	}
-	defer closeDB()
+	defer db.Close()
 	p := newProgress(stderr, "seed", "flags")
 	err = db.Seed(ctx, loader.SeedOptions{Flags: *flags, Users: *users, Days: *days, Seed: *seed,
 		Progress: p.count})
@@ -215,7 +184,7 @@ func runSeed(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	return nil
 }
 
-func runImport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv env) (err error) {
+func runImport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv env) error {
 	fs := newFlagSet("import", config.Database)
 	cfg, err := parse(fs, args, stdout, getenv)
 	if err != nil {
@@ -233,11 +202,11 @@ func runImport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		defer f.Close()
 		in = f
 	}
-	db, closeDB, err := openNew(ctx, cfg.DB, &err)
+	db, err := openDatabase(ctx, cfg.DB, true)
 	if err != nil {
 		return err
 	}
-	defer closeDB()
+	defer db.Close()
 	p := newProgress(stderr, "import", "lines")
 	r := newCountingReader(in)
 	n, err := db.Import(ctx, r, func(lines int) { p.share(lines, r.read, r.size) })

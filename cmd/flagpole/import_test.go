@@ -209,30 +209,6 @@ func TestImportBadLineWritesNothing(t *testing.T) {
 	}
 }
 
-// A failed import into a SQLite file it made leaves no file: nothing
-// written, and a mistyped path stays an error for the commands after it.
-func TestFailedImportMakesNoFile(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	fresh := filepath.Join(dir, "typo.db")
-	mustFail(t, noEnv, nil, "import", "--db", "sqlite:"+fresh, writeFile(t, "bad.jsonl", goodLine1+"\n"+`{"id":`+"\n"))
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Errorf("a failed import left %v", entries)
-	}
-	if msg := mustFail(t, noEnv, nil, "export", "--db", "sqlite:"+fresh, "-"); !strings.Contains(msg, "does not exist") {
-		t.Errorf("export after a failed import: %q, want the file refused as missing", msg)
-	}
-	mustRun(t, "import", "--db", "sqlite:"+fresh, writeFile(t, "good.jsonl", goodFile))
-	if _, err := os.Stat(fresh); err != nil {
-		t.Errorf("a good import made no file: %v", err)
-	}
-	// Into a file that was there, a failed import keeps it.
-	mustFail(t, noEnv, nil, "import", "--db", "sqlite:"+fresh, writeFile(t, "bad.jsonl", `{"id":`+"\n"))
-	if got := exportText(t, "sqlite:"+fresh); len(lines(got)) != 3 {
-		t.Errorf("a failed import into an existing file: it holds %q, want the 3 flags", got)
-	}
-}
-
 func TestImportBadLineCountsBlankLines(t *testing.T) {
 	t.Parallel()
 	db := loadertest.URL(t, loader.SQLite)
