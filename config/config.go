@@ -351,11 +351,14 @@ func (c *Config) Validate() error {
 	}
 	// Zero would be no bound at all (net/http's, go-redis's): a slow
 	// client would hold a connection, a stop or a request for ever.
-	for name, d := range map[string]time.Duration{"read_header_timeout": c.ReadHeaderTimeout, "read_timeout": c.ReadTimeout,
-		"write_timeout": c.WriteTimeout, "idle_timeout": c.IdleTimeout, "shutdown_timeout": c.ShutdownTimeout,
-		"redis_timeout": c.RedisTimeout} {
-		if d <= 0 {
-			return fmt.Errorf("%s must be more than 0", name)
+	// (idle_timeout may be 0: net/http then uses read_timeout.)
+	for _, t := range []struct {
+		name string
+		d    time.Duration
+	}{{"read_header_timeout", c.ReadHeaderTimeout}, {"read_timeout", c.ReadTimeout}, {"write_timeout", c.WriteTimeout},
+		{"shutdown_timeout", c.ShutdownTimeout}, {"redis_timeout", c.RedisTimeout}} {
+		if t.d <= 0 {
+			return fmt.Errorf("%s must be more than 0", t.name)
 		}
 	}
 	if c.DB == "" {

@@ -302,7 +302,7 @@ func TestLoaderDoesNotImportConfig(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	for _, args := range [][]string{{"--rate-limit", "0"}, {"--cache-mb", "-1"}, {"--cache-mb", "65537"}, {"--log-format", "xml"}, {"--db", ""},
-		{"--read-timeout", "0s"}, {"--read-header-timeout", "0"}, {"--write-timeout", "0s"}, {"--idle-timeout", "0"},
+		{"--read-timeout", "0s"}, {"--read-header-timeout", "0"}, {"--write-timeout", "0s"},
 		{"--shutdown-timeout", "0s"}, {"--redis-timeout", "0s"}} {
 		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 		Bind(fs, Serve)
