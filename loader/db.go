@@ -71,8 +71,10 @@ func CloseOnDone(ctx context.Context) Option { return func(o *options) { o.done 
 func ParseURL(raw string) (Dialect, string, error) {
 	switch {
 	case strings.HasPrefix(raw, "postgres://"), strings.HasPrefix(raw, "postgresql://"):
-		if _, err := url.Parse(raw); err != nil {
-			// Not url's error: it quotes the URL, password and all.
+		// Not url's error: it quotes the URL, password and all. A
+		// password with # / or ? unencoded may also parse, as a host
+		// and port ("user:123") with the rest cut off, and no user.
+		if u, err := url.Parse(raw); err != nil || u.User == nil && hasUserinfo(raw) {
 			return "", "", fmt.Errorf("database URL %q is not a valid URL: percent-encode the special characters "+
 				"of its user name and password (%%, #, /, ?, @, space)", Redact(raw))
 		}
@@ -97,14 +99,21 @@ func ParseURL(raw string) (Dialect, string, error) {
 func Redact(raw string) string {
 	if u, err := url.Parse(raw); err == nil && u.User != nil {
 		raw = u.Redacted()
-	} else if err != nil {
+	} else if err != nil || hasUserinfo(raw) {
 		raw = redactUserinfo(raw)
 	}
 	return passwordParam.ReplaceAllString(raw, "${1}xxxxx")
 }
 
 // passwordParam is a password= parameter and its value, quoted or not.
-var passwordParam = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s&]*)`)
+var passwordParam = regexp.MustCompile(`(?i)(\b(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s&]*)`)
+
+// hasUserinfo reports whether raw, a URL, has an @ after its scheme: user
+// information that url.Parse may have read as something else.
+func hasUserinfo(raw string) bool {
+	i := strings.Index(raw, "://")
+	return i >= 0 && strings.IndexByte(raw[i+3:], '@') >= 0
+}
 
 // redactUserinfo hides the password of scheme://user:password@host in a
 // URL that url.Parse refused: whatever lies between the first colon after

@@ -65,6 +65,11 @@ func TestDBURLErrorsHideThePassword(t *testing.T) {
 		"postgresql://postgres:pa#s3cret@127.0.0.1:1/x",
 		"host=127.0.0.1 port=1 password=s3cret-kv dbname=x",
 		"host=127.0.0.1 password='s3cret quoted' dbname=x",
+		// They parse, as host user and port 123, the rest a fragment or a path.
+		"postgres://user:123#s3cret@127.0.0.1:1/x",
+		"postgres://user:123/s3cret@127.0.0.1:1/x",
+		"postgres://user:#s3cret@127.0.0.1:1/x",
+		"host=127.0.0.1 port=1 sslpassword=s3cret-ssl dbname=x",
 	} {
 		for name, run := range map[string]func() string{
 			"--db": func() string { return mustFail(t, noEnv, nil, "migrate", "--db", raw) },
