@@ -389,6 +389,10 @@ func TestCautions(t *testing.T) {
 		{[]string{"--listen=false", "--max-snapshot-age", "10s"}, true},
 		{[]string{"--refresh", "0 0,10 * * * *", "--max-snapshot-age", "20m"}, true}, // gaps of 10 and 50 minutes
 		{[]string{"--refresh", "0 0,10 * * * *", "--max-snapshot-age", "51m"}, false},
+		// Gaps the next few runs do not show: overnight, and past the 10th.
+		{[]string{"--refresh", "0 0 9-17 * * *", "--max-snapshot-age", "2h"}, true},
+		{[]string{"--refresh", "0 0 9-17 * * *", "--max-snapshot-age", "17h"}, false},
+		{[]string{"--refresh", "0 0 0 1-10 * *", "--max-snapshot-age", "48h"}, true},
 	} {
 		c, err := loadArgs(t, noEnv, tc.args...)
 		if err == nil {

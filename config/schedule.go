@@ -42,14 +42,19 @@ func (s Schedule) String() string { return s.Spec }
 // MarshalText writes the schedule's text, so that logs show "@every 10s".
 func (s Schedule) MarshalText() ([]byte, error) { return []byte(s.Spec), nil }
 
-// LongestGap is the longest wait between two runs of s among its next
-// eight after now (a cron schedule's gaps differ: "0 0 * * * *" is an
-// hour each, "0 0,10 * * * *" ten minutes then fifty).
+// LongestGap is the longest wait between two runs of s over the year
+// after now (at most 10,000 runs): a cron schedule's gaps differ ("0 0
+// 9-17 * * *" waits an hour by day and sixteen overnight, "0 0 0 1-10 *
+// *" a day, then three weeks). 0 for a schedule that never runs.
 func (s Schedule) LongestGap(now time.Time) time.Duration {
 	var longest time.Duration
+	end := now.AddDate(1, 0, 0)
 	t := s.Next(now)
-	for range 8 {
+	for n := 0; n < 10_000 && !t.IsZero() && t.Before(end); n++ {
 		next := s.Next(t)
+		if next.IsZero() {
+			break
+		}
 		longest = max(longest, next.Sub(t))
 		t = next
 	}

@@ -1058,9 +1058,10 @@ export interface components {
         };
         /**
          * @description The key's budget for the rolling 60-second window is spent (as
-         *     `TooManyRequests`: not counted), or the key already holds the most streams it
-         *     may have open on this server (`max_streams_per_key`, by default 5). Both are
-         *     `code` `rate_limited` with `Retry-After`. The second kind was admitted by the
+         *     `TooManyRequests`: not counted; for a request without a valid key, its client
+         *     address's keyless budget, without rate-limit headers), or the key already holds
+         *     the most streams it may have open on this server (`max_streams_per_key`, by
+         *     default 5). Each is `code` `rate_limited` with `Retry-After`. The second kind was admitted by the
          *     budget before the stream bound refused it: it has spent one request, and its
          *     rate-limit headers say so. Close a stream, or follow several flags in one
          *     (`slug=a,b,c`), rather than retry.
