@@ -103,11 +103,16 @@ type outage struct {
 	total    int       // since it went down
 }
 
-// fell notes that the feed went down at now and warned of it.
-func (o *outage) fell(now time.Time) {
+// begin starts the outage at now, unless one is under way.
+func (o *outage) begin(now time.Time) {
 	if o.since.IsZero() {
 		o.since, o.failures, o.total = now, 0, 0
 	}
+}
+
+// fell notes that the feed went down at now and warned of it.
+func (o *outage) fell(now time.Time) {
+	o.begin(now)
 	o.told = now
 }
 
@@ -115,9 +120,7 @@ func (o *outage) fell(now time.Time) {
 // with, or false when it is not to be logged (the outage was logged less
 // than outageLogEvery ago).
 func (o *outage) failed(now time.Time) (args []any, log bool) {
-	if o.since.IsZero() {
-		o.since, o.failures, o.total = now, 0, 0
-	}
+	o.begin(now)
 	o.failures++
 	o.total++
 	if !o.told.IsZero() && now.Sub(o.told) < outageLogEvery {
