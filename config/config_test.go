@@ -407,3 +407,32 @@ func TestCautions(t *testing.T) {
 		}
 	}
 }
+
+// TestScheduleRunsAsWritten: a schedule robfig/cron would run otherwise
+// than it reads is refused, with what it would do; one that runs as
+// written is kept.
+func TestScheduleRunsAsWritten(t *testing.T) {
+	for _, spec := range []string{"@every 0s", "@every 500ms", "@every 1500ms", "@every -5s", "CRON_TZ=UTC @every 0s", "0 0 0 30 2 *", "0 0 31 4 *"} {
+		if _, err := ParseSchedule(spec); err == nil {
+			t.Errorf("%q: got no error", spec)
+		}
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for spec, next := range map[string]time.Duration{
+		"@every 1s": time.Second, "@every 1m30s": 90 * time.Second, "CRON_TZ=UTC @every 2s": 2 * time.Second,
+		"0 0 0 29 2 *": time.Date(2028, 2, 29, 0, 0, 0, 0, time.UTC).Sub(now), "@hourly": time.Hour,
+	} {
+		s, err := ParseSchedule(spec)
+		if err != nil {
+			t.Errorf("%q: %v", spec, err)
+			continue
+		}
+		if got := s.Next(now); !got.Equal(now.Add(next)) {
+			t.Errorf("%q: next after %s is %s, want %s", spec, now, got, now.Add(next))
+		}
+	}
+	_, err := ParseSchedule("@every 0s")
+	if err == nil || !strings.Contains(err.Error(), "every 1s") {
+		t.Errorf("@every 0s: %v, want what it would run as", err)
+	}
+}

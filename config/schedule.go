@@ -1,6 +1,8 @@
 package config
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -18,11 +20,24 @@ var scheduleParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hou
 	cron.Dow | cron.Descriptor)
 
 // ParseSchedule reads a cron schedule: robfig/cron descriptors (@every
-// 10s, @hourly) or five or six fields (seconds first).
+// 10s, @hourly) or five or six fields (seconds first). It refuses what
+// would not run as written: an @every below one second, which robfig/cron
+// rounds down to whole seconds and then up to one ("@every 0s" would run
+// every second), and a schedule with no run in the next five years
+// ("0 0 0 30 2 *", February the 30th), which would never load.
 func ParseSchedule(spec string) (Schedule, error) {
 	s, err := scheduleParser.Parse(spec)
 	if err != nil {
 		return Schedule{}, err
+	}
+	if every, ok := s.(cron.ConstantDelaySchedule); ok {
+		_, text, _ := strings.Cut(spec, "@every") // after a CRON_TZ= too
+		d, _ := time.ParseDuration(strings.TrimSpace(text))
+		if d < time.Second || d%time.Second != 0 {
+			return Schedule{}, fmt.Errorf("%q: @every takes whole seconds, at least 1s (robfig/cron would run it every %s)", spec, every.Delay)
+		}
+	} else if s.Next(time.Now()).IsZero() {
+		return Schedule{}, fmt.Errorf("%q never runs", spec)
 	}
 	return Schedule{Schedule: s, Spec: spec}, nil
 }
