@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/flagpole/flagpole/config"
 )
@@ -51,6 +53,9 @@ func keysCreate(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	if *name == "" {
 		return errors.New("keys create: --name is required")
 	}
+	if err := checkKeyName(*name); err != nil {
+		return err
+	}
 	limitSet := false
 	fs.Visit(func(f *flag.Flag) { limitSet = limitSet || f.Name == "limit" })
 	if *limit < 0 || (limitSet && *limit == 0) {
@@ -74,6 +79,26 @@ func keysCreate(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	for _, o := range same {
 		fmt.Fprintf(stderr, "warning: key %s (created %s) is also named %q and still works; "+
 			"when its clients use the new key: flagpole keys revoke %s\n", o.ID, o.CreatedAt.Format(time.DateOnly), o.Name, o.ID)
+	}
+	return nil
+}
+
+// maxKeyName is the longest name a key takes, in characters: a label for
+// people, shown in one column of keys list.
+const maxKeyName = 200
+
+// checkKeyName refuses a name keys list could not show on one line of its
+// table: invalid UTF-8, a control character (a tab or a newline shifts the
+// columns) or more than maxKeyName characters.
+func checkKeyName(name string) error {
+	if !utf8.ValidString(name) {
+		return errors.New("keys create: --name is not valid UTF-8")
+	}
+	if n := utf8.RuneCountInString(name); n > maxKeyName {
+		return fmt.Errorf("keys create: --name has %d characters, at most %d", n, maxKeyName)
+	}
+	if i := strings.IndexFunc(name, unicode.IsControl); i >= 0 {
+		return fmt.Errorf("keys create: --name has a control character (%U) at byte %d", []rune(name[i:])[0], i)
 	}
 	return nil
 }

@@ -160,6 +160,10 @@ func TestKeysErrors(t *testing.T) {
 		{"unknown subcommand", []string{"keys", "rotate", "--db", db}},
 		{"create without --name", []string{"keys", "create", "--db", db}},
 		{"create with an empty --name", []string{"keys", "create", "--db", db, "--name", ""}},
+		{"create with a name of 201 characters", []string{"keys", "create", "--db", db, "--name", strings.Repeat("ü", 201)}},
+		{"create with a tab in --name", []string{"keys", "create", "--db", db, "--name", "a\tb"}},
+		{"create with a newline in --name", []string{"keys", "create", "--db", db, "--name", "a\nb"}},
+		{"create with invalid UTF-8 in --name", []string{"keys", "create", "--db", db, "--name", "a\xffb"}},
 		{"create with a negative --limit", []string{"keys", "create", "--db", db, "--name", "x", "--limit", "-1"}},
 		{"create with a --limit that is not a number", []string{"keys", "create", "--db", db, "--name", "x", "--limit", "many"}},
 		{"create for an unknown --user", []string{"keys", "create", "--db", db, "--name", "x", "--user", "usr_nobody"}},
@@ -181,5 +185,11 @@ func TestKeysErrors(t *testing.T) {
 	// None of the failed creates left a key behind.
 	if rows, out := listKeys(t, db); len(rows) != 0 {
 		t.Errorf("keys list after failed creates: got %d keys, want 0:\n%s", len(rows), out)
+	}
+	// The longest name is taken and listed whole.
+	longest := strings.Repeat("ü", 200)
+	_, id := createKey(t, db, "--name", longest)
+	if rows, out := listKeys(t, db); len(rows) != 1 || !strings.Contains(out, id) || !strings.Contains(out, longest) {
+		t.Errorf("keys list after a name of 200 characters: got\n%s", out)
 	}
 }
