@@ -411,7 +411,7 @@ type FlagList struct {
 	// Limit The page size used (after clamping).
 	Limit int `json:"limit"`
 
-	// Offset The offset used.
+	// Offset The offset used (after capping at 2^53-1).
 	Offset int `json:"offset"`
 
 	// Order The direction of the primary sort key (`asc` or `desc`).
@@ -698,7 +698,7 @@ type SearchResults struct {
 	// Limit The limit used (after clamping).
 	Limit int `json:"limit"`
 
-	// Offset The offset used.
+	// Offset The offset used (after capping at 2^53-1).
 	Offset int `json:"offset"`
 
 	// Q The query exactly as given (untrimmed).
@@ -982,7 +982,9 @@ type ListFlagsParams struct {
 	Limit *FlagsLimit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Number of matching flags to skip. A base-10 integer of at least 0 (otherwise
-	// 400). Past the end gives an empty `data`.
+	// 400). Past the end gives an empty `data`. A larger value than 9007199254740991
+	// (2^53-1, the largest integer a JavaScript client reads exactly) is taken as
+	// that, and the response's `offset` says so: any offset that large is past the end.
 	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
 
 	// IfNoneMatch An `ETag` from an earlier response; when it still matches, the answer is 304 with no body.
@@ -1045,7 +1047,9 @@ type SearchFlagsParams struct {
 	Limit *SearchLimit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Number of matching flags to skip. A base-10 integer of at least 0 (otherwise
-	// 400). Past the end gives an empty `data`.
+	// 400). Past the end gives an empty `data`. A larger value than 9007199254740991
+	// (2^53-1, the largest integer a JavaScript client reads exactly) is taken as
+	// that, and the response's `offset` says so: any offset that large is past the end.
 	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
 
 	// IfNoneMatch An `ETag` from an earlier response; when it still matches, the answer is 304 with no body.

@@ -664,7 +664,7 @@ export interface components {
             order: components["schemas"]["Order"];
             /** @description The page size used (after clamping). */
             limit: number;
-            /** @description The offset used. */
+            /** @description The offset used (after capping at 2^53-1). */
             offset: number;
             data: components["schemas"]["FlagListItem"][];
         };
@@ -708,7 +708,7 @@ export interface components {
             q: string;
             /** @description The limit used (after clamping). */
             limit: number;
-            /** @description The offset used. */
+            /** @description The offset used (after capping at 2^53-1). */
             offset: number;
             /** @description Ordered by `rank` desc, then `votes.total` desc, then `id` asc. */
             data: components["schemas"]["SearchItem"][];
@@ -1205,7 +1205,9 @@ export interface components {
         flagsLimit: number;
         /**
          * @description Number of matching flags to skip. A base-10 integer of at least 0 (otherwise
-         *     400). Past the end gives an empty `data`.
+         *     400). Past the end gives an empty `data`. A larger value than 9007199254740991
+         *     (2^53-1, the largest integer a JavaScript client reads exactly) is taken as
+         *     that, and the response's `offset` says so: any offset that large is past the end.
          */
         offset: number;
         /** @description The slug of an approved flag; an unknown slug is 404. */
@@ -1369,7 +1371,9 @@ export interface operations {
                 limit?: components["parameters"]["flagsLimit"];
                 /**
                  * @description Number of matching flags to skip. A base-10 integer of at least 0 (otherwise
-                 *     400). Past the end gives an empty `data`.
+                 *     400). Past the end gives an empty `data`. A larger value than 9007199254740991
+                 *     (2^53-1, the largest integer a JavaScript client reads exactly) is taken as
+                 *     that, and the response's `offset` says so: any offset that large is past the end.
                  */
                 offset?: components["parameters"]["offset"];
             };
@@ -1919,7 +1923,9 @@ export interface operations {
                 limit?: components["parameters"]["searchLimit"];
                 /**
                  * @description Number of matching flags to skip. A base-10 integer of at least 0 (otherwise
-                 *     400). Past the end gives an empty `data`.
+                 *     400). Past the end gives an empty `data`. A larger value than 9007199254740991
+                 *     (2^53-1, the largest integer a JavaScript client reads exactly) is taken as
+                 *     that, and the response's `offset` says so: any offset that large is past the end.
                  */
                 offset?: components["parameters"]["offset"];
             };
@@ -2195,7 +2201,7 @@ export interface operations {
                      *       "openapi": "3.1.0",
                      *       "info": {
                      *         "title": "flagpole public API",
-                     *         "version": "1.3.4",
+                     *         "version": "1.3.5",
                      *         "summary": "Read-only API over community-voted red and green flags."
                      *       },
                      *       "paths": {
