@@ -3,7 +3,6 @@ package micro_test
 import (
 	"os"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -69,14 +68,6 @@ func BenchmarkBuildTick(b *testing.B) {
 			})
 		}
 	}
-}
-
-// minorFaults is the number of pages the process has touched first (or
-// again after the runtime returned them).
-func minorFaults() int64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Minflt
 }
 
 // tickChange is what the loader reads for one tick of kind (see

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -103,14 +102,6 @@ func worstQueries(b testing.TB) []struct{ name, q string } {
 		{"broadest-accepted-ten-words", heaviest(tens)},
 		{"ten-long-words", heaviest(longs)},
 	}
-}
-
-// cpuTime is the CPU time (user and system) the process has used: on
-// shared cores it tells the cost of an operation better than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // searchBench runs queries in turn, reporting CPU ns/op and the index's

@@ -18,7 +18,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -146,23 +145,6 @@ func memNow() (heap, stack, rss int64) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return int64(ms.HeapAlloc), int64(ms.StackInuse), procmem.Resident("self")
-}
-
-// raiseNoFile raises the open-file limit to at least want, if the hard
-// limit allows.
-func raiseNoFile(want uint64) error {
-	var rl syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
-		return err
-	}
-	if rl.Cur >= want {
-		return nil
-	}
-	if rl.Max < want {
-		return fmt.Errorf("the hard limit is %d", rl.Max)
-	}
-	rl.Cur = want
-	return syscall.Setrlimit(syscall.RLIMIT_NOFILE, &rl)
 }
 
 func writeProfiles(b *testing.B, dir string, n int) {
