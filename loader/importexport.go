@@ -23,12 +23,17 @@ type LineError struct {
 func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
+// Imported is what an import wrote: its records (the lines that are not
+// blank) and the flags they named, each counted once however many lines
+// name it.
+type Imported struct{ Records, Flags int }
+
 // Import reads JSON Lines of flags and writes them in one transaction: an
 // id or slug already present is updated, and any bad line leaves the
 // database untouched. progress, when not nil, is told each line done.
 // On SQLite the lines are staged first, so the write lock is held only
 // for the final copy (see importStaged).
-func (db *DB) Import(ctx context.Context, r io.Reader, progress func(lines int)) (int, error) {
+func (db *DB) Import(ctx context.Context, r io.Reader, progress func(lines int)) (Imported, error) {
 	if db.Dialect == SQLite {
 		return db.importStaged(ctx, r, progress)
 	}
@@ -37,10 +42,10 @@ func (db *DB) Import(ctx context.Context, r io.Reader, progress func(lines int))
 
 // importLines writes line by line in one transaction. On PostgreSQL that
 // locks only the rows it writes.
-func (db *DB) importLines(ctx context.Context, r io.Reader, progress func(lines int)) (int, error) {
+func (db *DB) importLines(ctx context.Context, r io.Reader, progress func(lines int)) (Imported, error) {
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {
-		return 0, fmt.Errorf("import: %w", err)
+		return Imported{}, fmt.Errorf("import: %w", err)
 	}
 	defer tx.Rollback()
 	ts, day := tsParam(db.Dialect), dayParam(db.Dialect)
@@ -55,18 +60,18 @@ func (db *DB) importLines(ctx context.Context, r io.Reader, progress func(lines 
 		"red_count = excluded.red_count, green_count = excluded.green_count, "+
 		"created_at = COALESCE("+ts+", flags.created_at)"))
 	if err != nil {
-		return 0, fmt.Errorf("import: %w", err)
+		return Imported{}, fmt.Errorf("import: %w", err)
 	}
 	snap, err := tx.PreparexContext(ctx, db.Rebind("INSERT INTO flag_snapshots (flag_id, day, red, green) VALUES (?, "+day+", ?, ?) "+
 		"ON CONFLICT (flag_id, day) DO UPDATE SET red = excluded.red, green = excluded.green"+
 		" WHERE flag_snapshots.red <> excluded.red OR flag_snapshots.green <> excluded.green"))
 	if err != nil {
-		return 0, fmt.Errorf("import: %w", err)
+		return Imported{}, fmt.Errorf("import: %w", err)
 	}
 	bySlug := db.Rebind("SELECT id FROM flags WHERE slug = ?")
 	byID := db.Rebind("SELECT count(*) FROM flags WHERE id = ?")
 
-	n := 0
+	n, flags := 0, map[string]struct{}{}
 	err = eachRecord(r, progress, func(line int, f *flagRow) error {
 		var owner string
 		switch err := tx.GetContext(ctx, &owner, bySlug, f.Slug); {
@@ -98,18 +103,19 @@ func (db *DB) importLines(ctx context.Context, r io.Reader, progress func(lines 
 			}
 		}
 		n++
+		flags[f.ID] = struct{}{}
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return Imported{}, err
 	}
 	if err := db.recordChange(ctx, tx, "import", ""); err != nil {
-		return 0, fmt.Errorf("import: %w", err)
+		return Imported{}, fmt.Errorf("import: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("import: %w", err)
+		return Imported{}, fmt.Errorf("import: %w", err)
 	}
-	return n, nil
+	return Imported{Records: n, Flags: len(flags)}, nil
 }
 
 // Export writes every flag, whatever its status, with all its stored

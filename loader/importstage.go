@@ -24,47 +24,47 @@ var ErrChangedDuringImport = errors.New("flags named by the import changed while
 // SELECT per table in one IMMEDIATE transaction, takes the write lock;
 // writers that arrive meanwhile wait (busy_timeout) rather than fail.
 // A bad line fails before that step, so nothing is written.
-func (db *DB) importStaged(ctx context.Context, r io.Reader, progress func(lines int)) (n int, err error) {
+func (db *DB) importStaged(ctx context.Context, r io.Reader, progress func(lines int)) (_ Imported, err error) {
 	f, err := os.CreateTemp(filepath.Dir(db.Path), "."+filepath.Base(db.Path)+".import-*")
 	if err != nil {
-		return 0, fmt.Errorf("import: staging file: %w", err)
+		return Imported{}, fmt.Errorf("import: staging file: %w", err)
 	}
 	stagePath := f.Name()
 	f.Close()
 	defer os.Remove(stagePath)
 	conn, err := db.Conn(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("import: %w", err)
+		return Imported{}, fmt.Errorf("import: %w", err)
 	}
 	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, "ATTACH DATABASE ? AS stage", stagePath); err != nil {
-		return 0, fmt.Errorf("import: staging: %w", err)
+		return Imported{}, fmt.Errorf("import: staging: %w", err)
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE stage")
 	for _, q := range stageSchema {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return 0, fmt.Errorf("import: staging: %w", err)
+			return Imported{}, fmt.Errorf("import: staging: %w", err)
 		}
 	}
 
 	ids, err := readSlugs(ctx, conn)
 	if err != nil {
-		return 0, fmt.Errorf("import: %w", err)
+		return Imported{}, fmt.Errorf("import: %w", err)
 	}
 	lines, err := db.stage(ctx, conn, r, ids, progress)
 	if err != nil {
-		return 0, err
+		return Imported{}, err
 	}
 
 	// The short step: the write lock from here to COMMIT. Every snapshot's
 	// flag is one the step writes, so the per-row foreign key check is
 	// dropped for it.
 	if _, err := conn.ExecContext(ctx, "PRAGMA foreign_keys = OFF"); err != nil {
-		return 0, fmt.Errorf("import: %w", err)
+		return Imported{}, fmt.Errorf("import: %w", err)
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA foreign_keys = ON")
 	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return 0, fmt.Errorf("import: %w", err)
+		return Imported{}, fmt.Errorf("import: %w", err)
 	}
 	defer func() {
 		if err != nil {
@@ -73,24 +73,28 @@ func (db *DB) importStaged(ctx context.Context, r io.Reader, progress func(lines
 	}()
 	now, err := readSlugs(ctx, conn)
 	if err != nil {
-		return 0, fmt.Errorf("import: %w", err)
+		return Imported{}, fmt.Errorf("import: %w", err)
 	}
 	for _, l := range lines { // the same lines against the database as it is now
 		id, lerr := now.resolve(l.id, l.slug)
 		if lerr != nil || id != l.resolved {
-			return 0, ErrChangedDuringImport
+			return Imported{}, ErrChangedDuringImport
 		}
 		now.apply(id, l.slug)
 	}
 	for _, q := range []string{copyFlags, copySnapshots, "INSERT INTO main.data_changes (kind) VALUES ('import')"} {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return 0, fmt.Errorf("import: %w", err)
+			return Imported{}, fmt.Errorf("import: %w", err)
 		}
 	}
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
-		return 0, fmt.Errorf("import: %w", err)
+		return Imported{}, fmt.Errorf("import: %w", err)
 	}
-	return len(lines), nil
+	flags := make(map[string]struct{}, len(lines))
+	for _, l := range lines {
+		flags[l.resolved] = struct{}{}
+	}
+	return Imported{Records: len(lines), Flags: len(flags)}, nil
 }
 
 // stagedLine is what the final step checks again of each line.

@@ -214,7 +214,11 @@ func runImport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return fmt.Errorf("import: nothing written: %w", err)
 	}
-	fmt.Fprintf(stderr, "imported %d flags\n", n)
+	if n.Records == n.Flags {
+		fmt.Fprintf(stderr, "imported %d flags\n", n.Flags)
+	} else { // the last of a flag's lines is what it holds
+		fmt.Fprintf(stderr, "imported %d flags from %d lines (a flag on several lines counts once)\n", n.Flags, n.Records)
+	}
 	return nil
 }
 

@@ -110,6 +110,21 @@ func TestImportGoodFile(t *testing.T) {
 			if after := exportText(t, db); after != before {
 				t.Errorf("importing the same file twice changed the export:\nbefore:\n%s\nafter:\n%s", before, after)
 			}
+
+			// A flag on several lines counts once, and so does a line
+			// naming flg_b2 by its slug under an id that does not exist.
+			bySlug := strings.Replace(goodLine2, `"id":"flg_b2"`, `"id":"flg_zz"`, 1)
+			r = runCLI(t, noEnv, nil, "import", "--db", db,
+				writeFile(t, "again.jsonl", goodLine1+"\n"+goodLine2+"\n\n"+goodLine1+"\n"+bySlug+"\n"))
+			if r.err != nil {
+				t.Fatalf("import: %v\nstderr:\n%s", r.err, r.stderr)
+			}
+			if want := "imported 2 flags from 4 lines"; !strings.Contains(r.stderr, want) {
+				t.Errorf("import of 4 lines naming 2 flags: stderr = %q, want it to say %q", r.stderr, want)
+			}
+			if after := exportText(t, db); after != before {
+				t.Errorf("importing lines already imported changed the export:\nbefore:\n%s\nafter:\n%s", before, after)
+			}
 		})
 	}
 }
