@@ -89,9 +89,44 @@ func TestHeadETagGzip(t *testing.T) {
 			t.Errorf("Accept-Encoding %s: Content-Encoding %q, want gzip", enc, r.header.Get("Content-Encoding"))
 		}
 	}
-	for _, enc := range []string{"x-gzip;q=0", "deflate, br", "identity", "gzipx"} {
+	for _, enc := range []string{"x-gzip;q=0", "deflate, br", "identity", "gzipx",
+		// RFC 9110 12.5.3: a named gzip outranks *, whatever the order.
+		"*, gzip;q=0", "gzip;q=0, *", "*;q=0", "*;q=0, br", "gzip ; Q = 0.000", "*, x-gzip;q=0"} {
 		if r := e.get("/api/public/flags?limit=100", "Accept-Encoding: "+enc); r.header.Get("Content-Encoding") != "" {
 			t.Errorf("Accept-Encoding %s: Content-Encoding %q, want none", enc, r.header.Get("Content-Encoding"))
 		}
+	}
+	for _, enc := range []string{"*;q=0.1", "*;q=0, gzip", "gzip;q=0.001, *;q=0", "gzip ; q = 1"} {
+		if r := e.get("/api/public/flags?limit=100", "Accept-Encoding: "+enc); r.header.Get("Content-Encoding") != "gzip" {
+			t.Errorf("Accept-Encoding %s: Content-Encoding %q, want gzip", enc, r.header.Get("Content-Encoding"))
+		}
+	}
+
+	// A list header sent as several field lines is one list (RFC 9110
+	// 5.3): the tag or the coding on the second line counts.
+	lines := func(name string, values ...string) *http.Response {
+		t.Helper()
+		resp := e.send(http.MethodGet, "/api/public/flags?limit=100", func(h http.Header) {
+			for _, v := range values {
+				h.Add(name, v)
+			}
+		})
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	if resp := lines("If-None-Match", `"nope"`, pt); resp.StatusCode != 304 {
+		t.Errorf(`If-None-Match: "nope" and If-None-Match: %s on two lines: %d, want 304`, pt, resp.StatusCode)
+	}
+	if resp := lines("If-None-Match", `"nope"`, `"other"`); resp.StatusCode != 200 {
+		t.Errorf("two lines naming other tags: %d, want 200", resp.StatusCode)
+	}
+	if resp := lines("Accept-Encoding", "br", "gzip"); resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Errorf("Accept-Encoding: br and Accept-Encoding: gzip on two lines: Content-Encoding %q, want gzip",
+			resp.Header.Get("Content-Encoding"))
+	}
+	if resp := lines("Accept-Encoding", "*", "gzip;q=0"); resp.Header.Get("Content-Encoding") != "" {
+		t.Errorf("Accept-Encoding: * and Accept-Encoding: gzip;q=0 on two lines: Content-Encoding %q, want none",
+			resp.Header.Get("Content-Encoding"))
 	}
 }
