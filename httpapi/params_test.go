@@ -69,8 +69,8 @@ func TestParameterErrors(t *testing.T) {
 
 // An integer's 400 names its range: offset has no upper bound worth
 // naming (it is capped at 2^53-1), limit and days name both ends. A value
-// of up to 1000 digits too large for an int is over the top (clamped, as
-// limit=101 is); more digits than that are refused.
+// too large for an int is over the top (clamped, as limit=101 is) however
+// many digits it has, and leading zeros are zeros.
 func TestIntegerParameterDetails(t *testing.T) {
 	e := newEnv(t, "sqlite", fixtureLines())
 	for path, want := range map[string]string{
@@ -78,7 +78,8 @@ func TestIntegerParameterDetails(t *testing.T) {
 		"/api/public/flags?limit=0":                             "limit must be an integer between 1 and 100",
 		"/api/public/flag/red-exactly-sixty/trend?days=0":       "days must be an integer between 1 and 90",
 		"/api/public/search?q=bus&limit=x":                      "limit must be an integer between 1 and 50",
-		"/api/public/flags?limit=1" + strings.Repeat("0", 1000): "limit must be an integer between 1 and 100",
+		"/api/public/flags?limit=1" + strings.Repeat("0", 5000) + "x": "limit must be an integer between 1 and 100",
+		"/api/public/flags?limit=-" + strings.Repeat("0", 5000) + "1":  "limit must be an integer between 1 and 100",
 	} {
 		r := e.get(path)
 		mustStatus(t, r, 400, "invalid_parameter")
@@ -86,9 +87,27 @@ func TestIntegerParameterDetails(t *testing.T) {
 			t.Errorf("%.60s: detail %q, want %q", path, r.json["detail"], want)
 		}
 	}
-	r := e.get("/api/public/flags?limit=1" + strings.Repeat("0", 999))
+	for _, c := range []struct {
+		path string
+		key  string
+		want float64
+	}{
+		{"/api/public/flags?limit=1" + strings.Repeat("0", 999), "limit", 100},
+		{"/api/public/flags?limit=" + strings.Repeat("9", 5000), "limit", 100},
+		{"/api/public/flags?limit=" + strings.Repeat("0", 5000) + "5", "limit", 5},
+		{"/api/public/flags?offset=" + strings.Repeat("9", 5000), "offset", 1<<53 - 1},
+		{"/api/public/search?q=bus&limit=" + strings.Repeat("9", 5000), "limit", 50},
+		{"/api/public/flags?offset=-" + strings.Repeat("0", 5000), "offset", 0},
+	} {
+		r := e.get(c.path)
+		mustStatus(t, r, 200, "")
+		if r.json[c.key] != c.want {
+			t.Errorf("%.40s... (%d bytes): %s %v, want %v", c.path, len(c.path), c.key, r.json[c.key], c.want)
+		}
+	}
+	r := e.get("/api/public/flag/red-exactly-sixty/trend?days=" + strings.Repeat("9", 5000))
 	mustStatus(t, r, 200, "")
-	if r.json["limit"] != 100.0 {
-		t.Errorf("limit of 1000 digits: limit %v, want 100", r.json["limit"])
+	if r.json["days"] != 90.0 {
+		t.Errorf("days of 5000 digits: days %v, want 90", r.json["days"])
 	}
 }
