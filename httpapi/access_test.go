@@ -75,11 +75,19 @@ func TestEncodedUnreservedRoutes(t *testing.T) {
 func TestRoutingErrors(t *testing.T) {
 	e := newEnv(t, "sqlite", fixtureLines())
 	e.noSpec = true
-	for _, path := range []string{"/nope", "/api/public", "/api/public/flags/", "/api/public/flag/", "/api/public/flag/a/b/c"} {
+	// The detail says what the path misses.
+	for path, says := range map[string]string{
+		"/nope": "lives under /api/public/", "/api/public": "lives under /api/public/",
+		"/api/public/flags/": "no trailing slash", "/api/public/flag/": "no trailing slash",
+		"/api/public/flag/a/b/c": "routes are listed in /api/public/openapi.json",
+	} {
 		r := e.get(path)
 		mustStatus(t, r, 404, "not_found")
 		if r.header.Get("X-Request-Id") == "" || r.header.Get("Access-Control-Allow-Origin") != "*" {
 			t.Errorf("%s: 404 without request id or CORS", path)
+		}
+		if d, _ := r.json["detail"].(string); !strings.Contains(d, says) {
+			t.Errorf("%s: detail %q, want it to say %q", path, d, says)
 		}
 	}
 	// A preflight of an unknown path is answered too: the request that

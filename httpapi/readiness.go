@@ -80,7 +80,7 @@ func (a *API) readyz(c *gin.Context) {
 			a.writeProblem(c, err)
 			return
 		}
-		a.writeProblem(c, &Problem{Code: CodeUnavailable, Detail: "not ready: " + string(body),
+		a.writeProblem(c, &Problem{Code: CodeUnavailable, Detail: notReadyDetail(r),
 			Members: body[1 : len(body)-1]})
 		return
 	}
@@ -92,6 +92,20 @@ func (a *API) readyz(c *gin.Context) {
 	}
 	c.Header("Cache-Control", "no-store")
 	c.Data(http.StatusOK, "application/json; charset=utf-8", body)
+}
+
+// notReadyDetail says in words why r is not ready; its members say it
+// for a monitor.
+func notReadyDetail(r Readiness) string {
+	switch {
+	case r.Reason == ReasonStarting:
+		return "not ready: starting, the first snapshot or the API keys are not loaded yet"
+	case r.Reason == ReasonStale && r.Stale != "":
+		return "not ready: stale, " + r.Stale
+	case r.Reason != "":
+		return "not ready: " + r.Reason
+	}
+	return "not ready"
 }
 
 // readiness is Options.Ready's answer or, without one, ready once the

@@ -80,8 +80,9 @@ func TestReadyzOwn(t *testing.T) {
 		}
 		return res.StatusCode, m
 	}
-	if status, _ := get(); status != 503 {
-		t.Errorf("/readyz before any load: %d", status)
+	if status, m := get(); status != 503 || m["reason"] != "starting" ||
+		m["detail"] != "not ready: starting, the first snapshot or the API keys are not loaded yet" {
+		t.Errorf("/readyz before any load: %d %v", status, m)
 	}
 	now := time.Now().UTC()
 	in := testInput(1, now)

@@ -6,6 +6,7 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -208,6 +209,19 @@ func (a *API) Close() {
 	a.searches.close()
 }
 
+// notFoundDetail is the detail of a 404 for an unknown path: what the
+// path misses, so that a client sees its mistake.
+func notFoundDetail(path string) string {
+	switch {
+	case !strings.HasPrefix(path, "/api/public/"):
+		return "no such path; the API lives under /api/public/ (its reference: /api/public/docs)"
+	case len(path) > 1 && strings.HasSuffix(path, "/"):
+		return "no such path; the API's paths take no trailing slash"
+	default:
+		return "no such path under /api/public/; the routes are listed in /api/public/openapi.json"
+	}
+}
+
 // routes registers every route and the middleware, in order.
 func (a *API) routes() *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
@@ -225,7 +239,7 @@ func (a *API) routes() *gin.Engine {
 	e.Use(corsEverywhere(newCORSPolicy(newCORS())))
 	e.NoRoute(func(c *gin.Context) {
 		if a.chargeRequest(c) {
-			a.writeProblem(c, &Problem{Code: CodeNotFound, Detail: "no such path; the API lives under /api/public"})
+			a.writeProblem(c, &Problem{Code: CodeNotFound, Detail: notFoundDetail(c.Request.URL.Path)})
 		}
 	})
 	e.NoMethod(func(c *gin.Context) {

@@ -1208,10 +1208,12 @@ type ClientInterface interface {
 	//
 	// The key's limit, what is left of it in the rolling window, and when one more
 	// request will be allowed, with the usual rate-limit headers. This request
-	// spends nothing (it is the one authenticated route that does not count) and
-	// is never refused with 429: a spent budget answers 200 with `remaining` 0.
-	// It does need a valid key (401 otherwise; keyless requests count against
-	// their address's keyless budget). A `HEAD` spends nothing either.
+	// spends nothing (it is the one authenticated route that does not count), and
+	// a valid key is never refused here with 429: a spent budget answers 200 with
+	// `remaining` 0. It does need a valid key: without one the answer is 401, and
+	// such requests count against their address's keyless budget, which answers
+	// 429 once it is spent (the one 429 of this route). A `HEAD` spends nothing
+	// either.
 	//
 	// Corresponds with GET /api/public/rate_limit (the `GetRateLimit` operationId).
 	GetRateLimit(ctx context.Context, params *GetRateLimitParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1512,10 +1514,12 @@ func (c *Client) GetOpenAPI(ctx context.Context, params *GetOpenAPIParams, reqEd
 //
 // The key's limit, what is left of it in the rolling window, and when one more
 // request will be allowed, with the usual rate-limit headers. This request
-// spends nothing (it is the one authenticated route that does not count) and
-// is never refused with 429: a spent budget answers 200 with `remaining` 0.
-// It does need a valid key (401 otherwise; keyless requests count against
-// their address's keyless budget). A `HEAD` spends nothing either.
+// spends nothing (it is the one authenticated route that does not count), and
+// a valid key is never refused here with 429: a spent budget answers 200 with
+// `remaining` 0. It does need a valid key: without one the answer is 401, and
+// such requests count against their address's keyless budget, which answers
+// 429 once it is spent (the one 429 of this route). A `HEAD` spends nothing
+// either.
 //
 // Corresponds with GET /api/public/rate_limit (the `GetRateLimit` operationId).
 func (c *Client) GetRateLimit(ctx context.Context, params *GetRateLimitParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2652,10 +2656,12 @@ type ClientWithResponsesInterface interface {
 	//
 	// The key's limit, what is left of it in the rolling window, and when one more
 	// request will be allowed, with the usual rate-limit headers. This request
-	// spends nothing (it is the one authenticated route that does not count) and
-	// is never refused with 429: a spent budget answers 200 with `remaining` 0.
-	// It does need a valid key (401 otherwise; keyless requests count against
-	// their address's keyless budget). A `HEAD` spends nothing either.
+	// spends nothing (it is the one authenticated route that does not count), and
+	// a valid key is never refused here with 429: a spent budget answers 200 with
+	// `remaining` 0. It does need a valid key: without one the answer is 401, and
+	// such requests count against their address's keyless budget, which answers
+	// 429 once it is spent (the one 429 of this route). A `HEAD` spends nothing
+	// either.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4538,10 +4544,12 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, params
 //
 // The key's limit, what is left of it in the rolling window, and when one more
 // request will be allowed, with the usual rate-limit headers. This request
-// spends nothing (it is the one authenticated route that does not count) and
-// is never refused with 429: a spent budget answers 200 with `remaining` 0.
-// It does need a valid key (401 otherwise; keyless requests count against
-// their address's keyless budget). A `HEAD` spends nothing either.
+// spends nothing (it is the one authenticated route that does not count), and
+// a valid key is never refused here with 429: a spent budget answers 200 with
+// `remaining` 0. It does need a valid key: without one the answer is 401, and
+// such requests count against their address's keyless budget, which answers
+// 429 once it is spent (the one 429 of this route). A `HEAD` spends nothing
+// either.
 //
 // Returns a wrapper object for the known response body format(s).
 //

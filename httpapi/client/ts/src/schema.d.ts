@@ -336,10 +336,12 @@ export interface paths {
          * The key's rate-limit budget, for free
          * @description The key's limit, what is left of it in the rolling window, and when one more
          *     request will be allowed, with the usual rate-limit headers. This request
-         *     spends nothing (it is the one authenticated route that does not count) and
-         *     is never refused with 429: a spent budget answers 200 with `remaining` 0.
-         *     It does need a valid key (401 otherwise; keyless requests count against
-         *     their address's keyless budget). A `HEAD` spends nothing either.
+         *     spends nothing (it is the one authenticated route that does not count), and
+         *     a valid key is never refused here with 429: a spent budget answers 200 with
+         *     `remaining` 0. It does need a valid key: without one the answer is 401, and
+         *     such requests count against their address's keyless budget, which answers
+         *     429 once it is spent (the one 429 of this route). A `HEAD` spends nothing
+         *     either.
          */
         get: operations["getRateLimit"];
         put?: never;
