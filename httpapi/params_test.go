@@ -74,12 +74,12 @@ func TestParameterErrors(t *testing.T) {
 func TestIntegerParameterDetails(t *testing.T) {
 	e := newEnv(t, "sqlite", fixtureLines())
 	for path, want := range map[string]string{
-		"/api/public/flags?offset=-1":                           "offset must be an integer of at least 0",
-		"/api/public/flags?limit=0":                             "limit must be an integer between 1 and 100",
-		"/api/public/flag/red-exactly-sixty/trend?days=0":       "days must be an integer between 1 and 90",
-		"/api/public/search?q=bus&limit=x":                      "limit must be an integer between 1 and 50",
+		"/api/public/flags?offset=-1":                                 "offset must be an integer of at least 0",
+		"/api/public/flags?limit=0":                                   "limit must be an integer between 1 and 100",
+		"/api/public/flag/red-exactly-sixty/trend?days=0":             "days must be an integer between 1 and 90",
+		"/api/public/search?q=bus&limit=x":                            "limit must be an integer between 1 and 50",
 		"/api/public/flags?limit=1" + strings.Repeat("0", 5000) + "x": "limit must be an integer between 1 and 100",
-		"/api/public/flags?limit=-" + strings.Repeat("0", 5000) + "1":  "limit must be an integer between 1 and 100",
+		"/api/public/flags?limit=-" + strings.Repeat("0", 5000) + "1": "limit must be an integer between 1 and 100",
 	} {
 		r := e.get(path)
 		mustStatus(t, r, 400, "invalid_parameter")
