@@ -311,16 +311,36 @@ func (c *Config) Cautions(now time.Time) []string {
 	return out
 }
 
+// defaultSchedules gives the schedules left to their defaults (see
+// Schedule.byDefault) the defaults under c.Listen.
+func (c *Config) defaultSchedules() {
+	if c.Refresh.byDefault {
+		c.Refresh = mustSchedule(map[bool]string{true: defaultListenRefresh, false: defaultRefresh}[c.Listen])
+		c.Refresh.byDefault = true
+	}
+	if c.KeyRefresh.byDefault {
+		c.KeyRefresh = mustSchedule(map[bool]string{true: defaultListenKeyRefresh, false: defaultKeyRefresh}[c.Listen])
+		c.KeyRefresh.byDefault = true
+	}
+}
+
+// underListen is c with its defaulted schedules those of listen: what
+// a running serve, whose listen only a restart changes, would run of c.
+func (c Config) underListen(listen bool) Config {
+	keep := c.Listen
+	c.Listen = listen
+	c.defaultSchedules()
+	c.Listen = keep
+	return c
+}
+
 // Validate checks what the kinds do not: ranges and choices. It parses
 // trusted_proxies into Proxies, and gives refresh and key_refresh their
 // defaults when unset (they depend on listen).
 func (c *Config) Validate() error {
-	if c.Refresh.Schedule == nil {
-		c.Refresh = mustSchedule(map[bool]string{true: defaultListenRefresh, false: defaultRefresh}[c.Listen])
-	}
-	if c.KeyRefresh.Schedule == nil {
-		c.KeyRefresh = mustSchedule(map[bool]string{true: defaultListenKeyRefresh, false: defaultKeyRefresh}[c.Listen])
-	}
+	c.Refresh.byDefault = c.Refresh.byDefault || c.Refresh.Schedule == nil
+	c.KeyRefresh.byDefault = c.KeyRefresh.byDefault || c.KeyRefresh.Schedule == nil
+	c.defaultSchedules()
 	if c.RateLimit < 1 {
 		return errors.New("rate_limit must be at least 1")
 	}

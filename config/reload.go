@@ -19,6 +19,7 @@ var live = map[string]bool{
 // next, split into those a running serve applies on SIGHUP (changed) and
 // those that need a restart, each in the table's order.
 func Changed(running, next Config) (changed, restart []string) {
+	next = next.underListen(running.Listen)
 	for i := range settings {
 		s := &settings[i]
 		if s.get(&running) == s.get(&next) {
@@ -67,8 +68,11 @@ func ParseLevel(text string) (slog.Level, error) {
 
 // Merge is running with every live setting taken from next, which
 // Validate has checked: what a running serve runs with after it read next
-// from its file. The settings that need a restart keep running's values.
+// from its file. The settings that need a restart keep running's values,
+// and a schedule next leaves to its default takes the default of the
+// running listen, not of next's (which needs a restart).
 func Merge(running, next Config) Config {
+	next = next.underListen(running.Listen)
 	out := running
 	out.TrustedProxies = append([]string(nil), running.TrustedProxies...)
 	for i := range settings {

@@ -45,6 +45,66 @@ func TestChangedAndMerge(t *testing.T) {
 	}
 }
 
+// TestReloadOfListenKeepsItsSchedules: listen needs a restart, so a file
+// that turns it off leaves the running instance listening, and the
+// schedules it leaves to their defaults keep the listening ones (a reload
+// had switched them to the polling defaults, six times the transactions
+// of an idle instance). A schedule the file sets is applied as written.
+func TestReloadOfListenKeepsItsSchedules(t *testing.T) {
+	running := Default()
+	if err := running.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	next := Default()
+	if err := find("listen").set(&next, "false"); err != nil {
+		t.Fatal(err)
+	}
+	if err := next.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if next.Refresh.Spec != defaultRefresh {
+		t.Fatalf("listen false alone: refresh %s, want %s", next.Refresh, defaultRefresh)
+	}
+	live, restart := Changed(running, next)
+	if len(live) != 0 || !slices.Equal(restart, []string{"listen"}) {
+		t.Errorf("listen false: live %v restart %v, want none and [listen]", live, restart)
+	}
+	got := Merge(running, next)
+	if !got.Listen || got.Refresh.Spec != defaultListenRefresh || got.KeyRefresh.Spec != defaultListenKeyRefresh {
+		t.Errorf("after the reload: listen %v refresh %s key_refresh %s, want true %s %s", got.Listen, got.Refresh,
+			got.KeyRefresh, defaultListenRefresh, defaultListenKeyRefresh)
+	}
+
+	// The same file with refresh set: that one applies, key_refresh keeps
+	// the listening default.
+	next = Default()
+	for key, text := range map[string]string{"listen": "false", "refresh": "@every 7s"} {
+		if err := find(key).set(&next, text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := next.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	live, _ = Changed(running, next)
+	got = Merge(running, next)
+	if !slices.Equal(live, []string{"refresh"}) || got.Refresh.Spec != "@every 7s" || got.KeyRefresh.Spec != defaultListenKeyRefresh {
+		t.Errorf("refresh set: live %v, refresh %s key_refresh %s", live, got.Refresh, got.KeyRefresh)
+	}
+	// And a later reload that drops it again goes back to the default of
+	// the running listen.
+	again := Default()
+	if err := find("listen").set(&again, "false"); err != nil {
+		t.Fatal(err)
+	}
+	if err := again.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got = Merge(got, again); got.Refresh.Spec != defaultListenRefresh {
+		t.Errorf("refresh dropped again: %s, want %s", got.Refresh, defaultListenRefresh)
+	}
+}
+
 // TestLiveSettings: the settings a running serve applies on SIGHUP are
 // exactly these; a new setting is a restart one until serve applies it
 // (cmd/flagpole's reload) and this list says so.

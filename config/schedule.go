@@ -14,6 +14,11 @@ import (
 type Schedule struct {
 	cron.Schedule
 	Spec string
+	// byDefault: Validate gave it the default, which follows listen, as
+	// the configuration left it unset (a schedule parsed from text never
+	// is); a reload that cannot apply a new listen derives it from the
+	// running one (Config.underListen).
+	byDefault bool
 }
 
 var scheduleParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month |
