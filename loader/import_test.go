@@ -3,9 +3,11 @@ package loader_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -21,78 +23,128 @@ func importLine(i int) string {
 		`"snapshots":[{"at":"2026-05-01T00:00:00Z","red":1,"green":1}]}`+"\n", i, i, i, i, i, i)
 }
 
-// TestImportLetsWritersIn: while an import on SQLite reads its lines, the
-// voting application's writes go through (a writer whose busy_timeout is
-// far shorter than the import gets no SQLITE_BUSY), and the import stays
-// all or nothing: a bad line after them writes nothing, not even the good
-// lines before it; without one, every line is written.
+// TestImportLetsWritersIn: while an import reads its lines, the voting
+// application's writes go through, a vote on a flag the file names among
+// them (on SQLite a writer whose busy_timeout is far shorter than the
+// import gets no SQLITE_BUSY; on PostgreSQL the vote does not wait for
+// the row lock of an import that had written its flags line by line), and
+// the import stays all or nothing: a bad line after them writes nothing,
+// not even the good lines before it; without one, every line is written.
 func TestImportLetsWritersIn(t *testing.T) {
-	for _, bad := range []bool{true, false} {
-		t.Run(fmt.Sprintf("bad line %v", bad), func(t *testing.T) {
-			db, _ := loadertest.Open(t, loader.SQLite)
-			ctx := context.Background()
-			seed(t, db, loader.SeedOptions{Flags: 5, Users: 2, Days: 1, Seed: 1})
-			var flagID string
-			if err := db.GetContext(ctx, &flagID, "SELECT id FROM flags ORDER BY id LIMIT 1"); err != nil {
+	for _, d := range loadertest.Sources(t) {
+		for _, bad := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s bad line %v", d, bad), func(t *testing.T) { importLetsWritersIn(t, d, bad) })
+		}
+	}
+}
+
+func importLetsWritersIn(t *testing.T, d loader.Dialect, bad bool) {
+	db, url := loadertest.Open(t, d)
+	ctx := context.Background()
+	seed(t, db, loader.SeedOptions{Flags: 5, Users: 2, Days: 1, Seed: 1})
+	var flagID string
+	if err := db.GetContext(ctx, &flagID, "SELECT id FROM flags ORDER BY id LIMIT 1"); err != nil {
+		t.Fatal(err)
+	}
+	// The file names flagID first, as an export of it (the same
+	// flag, unchanged), and with another description.
+	var dump strings.Builder
+	if _, err := db.Export(ctx, &dump, nil); err != nil {
+		t.Fatal(err)
+	}
+	var named []string
+	for _, l := range strings.Split(dump.String(), "\n") {
+		if strings.Contains(l, `"id":"`+flagID+`"`) {
+			dec := json.NewDecoder(strings.NewReader(l))
+			dec.UseNumber()
+			var rec map[string]any
+			if err := dec.Decode(&rec); err != nil {
 				t.Fatal(err)
 			}
-			writer, err := sql.Open("sqlite", "file:"+db.Path+"?_pragma=busy_timeout(1000)&_txlock=immediate")
+			rec["description"].(map[string]any)["en"] = "edited"
+			edited, err := json.Marshal(rec)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer writer.Close()
+			named = append(named, l+"\n", string(edited)+"\n")
+		}
+	}
+	if len(named) != 2 {
+		t.Fatalf("no export line of %s in %q", flagID, dump.String())
+	}
+	driver, dsn, vote := "sqlite", "file:"+db.Path+"?_pragma=busy_timeout(1000)&_txlock=immediate",
+		"INSERT INTO votes (flag_id, user_id, color) VALUES (?, 'voter', 'red')"
+	if d == loader.Postgres {
+		driver, dsn, vote = "postgres", url, "INSERT INTO votes (flag_id, user_id, color) VALUES ($1, 'voter', 'red')"
+	}
+	writer, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
 
-			pr, pw := io.Pipe()
-			done := make(chan error, 1)
-			go func() {
-				_, err := db.Import(ctx, pr, nil)
-				pr.CloseWithError(err)
-				done <- err
-			}()
-			for i := 0; i < 200; i++ {
-				if _, err := io.WriteString(pw, importLine(i)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			// The import is running: it has read 200 lines and waits for more.
-			if _, err := writer.Exec("INSERT INTO users (id) VALUES ('voter')"); err != nil {
-				t.Fatalf("a writer during the import: %v", err)
-			}
-			if _, err := writer.Exec("INSERT INTO votes (flag_id, user_id, color) VALUES (?, 'voter', 'red')", flagID); err != nil {
-				t.Fatalf("a vote during the import: %v", err)
-			}
-			if bad {
-				io.WriteString(pw, `{"id":"imp-bad","slug":"imp-bad"}`+"\n")
-			}
-			pw.Close()
-			var err2 error
-			select {
-			case err2 = <-done:
-			case <-time.After(time.Minute):
-				t.Fatal("the import did not end within a minute")
-			}
-			var imported, votes int
-			if err := db.GetContext(ctx, &imported, "SELECT count(*) FROM flags WHERE id LIKE 'imp-%'"); err != nil {
-				t.Fatal(err)
-			}
-			if err := db.GetContext(ctx, &votes, "SELECT count(*) FROM votes WHERE user_id = 'voter'"); err != nil {
-				t.Fatal(err)
-			}
-			if votes != 1 {
-				t.Errorf("the vote written during the import: %d rows, want 1", votes)
-			}
-			var lerr *loader.LineError
-			switch {
-			case bad && (!errors.As(err2, &lerr) || lerr.Line != 201):
-				t.Errorf("import with a bad line 201: %v, want a LineError at line 201", err2)
-			case bad && imported != 0:
-				t.Errorf("import with a bad line wrote %d flags, want 0", imported)
-			case !bad && err2 != nil:
-				t.Errorf("import: %v", err2)
-			case !bad && imported != 200:
-				t.Errorf("import wrote %d flags, want 200", imported)
-			}
-		})
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		_, err := db.Import(ctx, pr, nil)
+		pr.CloseWithError(err)
+		done <- err
+	}()
+	for i := 0; i < 200; i++ {
+		line := importLine(i)
+		if i < len(named) {
+			line = named[i] + line
+		}
+		if _, err := io.WriteString(pw, line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The import is running: it has read 202 lines and waits for more.
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := writer.ExecContext(wctx, "INSERT INTO users (id) VALUES ('voter')"); err != nil {
+		t.Fatalf("a writer during the import: %v", err)
+	}
+	if _, err := writer.ExecContext(wctx, vote, flagID); err != nil {
+		t.Fatalf("a vote on a flag of the file during the import: %v", err)
+	}
+	if bad {
+		io.WriteString(pw, `{"id":"imp-bad","slug":"imp-bad"}`+"\n")
+	}
+	pw.Close()
+	var err2 error
+	select {
+	case err2 = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the import did not end within a minute")
+	}
+	var imported, votes int
+	if err := db.GetContext(ctx, &imported, "SELECT count(*) FROM flags WHERE id LIKE 'imp-%'"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.GetContext(ctx, &votes, "SELECT count(*) FROM votes WHERE user_id = 'voter'"); err != nil {
+		t.Fatal(err)
+	}
+	if votes != 1 {
+		t.Errorf("the vote written during the import: %d rows, want 1", votes)
+	}
+	var lerr *loader.LineError
+	switch {
+	case bad && (!errors.As(err2, &lerr) || lerr.Line != 203):
+		t.Errorf("import with a bad line 203: %v, want a LineError at line 203", err2)
+	case bad && imported != 0:
+		t.Errorf("import with a bad line wrote %d flags, want 0", imported)
+	case !bad && err2 != nil:
+		t.Errorf("import: %v", err2)
+	case !bad && imported != 200:
+		t.Errorf("import wrote %d flags, want 200", imported)
+	}
+	var desc sql.NullString
+	if err := db.GetContext(ctx, &desc, "SELECT description_en FROM flags WHERE id = "+map[loader.Dialect]string{loader.SQLite: "?", loader.Postgres: "$1"}[d], flagID); err != nil {
+		t.Fatal(err)
+	}
+	if edited := desc.String == "edited"; edited == bad {
+		t.Errorf("the edited flag's description after the import (bad line %v): %q", bad, desc.String)
 	}
 }
 
@@ -127,5 +179,162 @@ func TestImportSlugRules(t *testing.T) {
 	db.GetContext(ctx, &n, "SELECT count(*) FROM flags WHERE id = 'imp-3'")
 	if n != 0 {
 		t.Error("the line before the clash was written")
+	}
+}
+
+// TestReimportWritesNothing: importing an export again writes no row,
+// so it locks none (on PostgreSQL a written row stays locked until the
+// import commits): every flag keeps its updated_at and, on PostgreSQL,
+// every trend row its version, a created_at the voting application wrote
+// to the microsecond among them (an export shows it to the millisecond).
+// A file that changes one flag and adds a day writes that flag and that
+// day only.
+func TestReimportWritesNothing(t *testing.T) {
+	for _, d := range loadertest.Sources(t) {
+		t.Run(string(d), func(t *testing.T) {
+			db, _ := loadertest.Open(t, d)
+			ctx := context.Background()
+			seed(t, db, loader.SeedOptions{Flags: 30, Users: 5, Days: 4, Seed: 3})
+			var micro string
+			if err := db.GetContext(ctx, &micro, "SELECT id FROM flags ORDER BY id LIMIT 1"); err != nil {
+				t.Fatal(err)
+			}
+			if d == loader.Postgres {
+				if _, err := db.ExecContext(ctx, "UPDATE flags SET created_at = date_trunc('milliseconds', created_at) + interval '123 microseconds' WHERE id = $1", micro); err != nil {
+					t.Fatal(err)
+				}
+			}
+			fingerprint := func() map[string]string {
+				t.Helper()
+				rows, err := db.QueryxContext(ctx, "SELECT id, CAST(updated_at AS TEXT) FROM flags")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer rows.Close()
+				out := map[string]string{}
+				for rows.Next() {
+					var id, at string
+					if err := rows.Scan(&id, &at); err != nil {
+						t.Fatal(err)
+					}
+					out[id] = at
+				}
+				if d == loader.Postgres {
+					rows, err := db.QueryxContext(ctx, "SELECT flag_id || ' ' || day::text, xmin::text FROM flag_snapshots")
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer rows.Close()
+					for rows.Next() {
+						var key, version string
+						if err := rows.Scan(&key, &version); err != nil {
+							t.Fatal(err)
+						}
+						out["trend row "+key] = version
+					}
+				}
+				return out
+			}
+			var dump strings.Builder
+			if _, err := db.Export(ctx, &dump, nil); err != nil {
+				t.Fatal(err)
+			}
+			before := fingerprint()
+			if _, err := db.Import(ctx, strings.NewReader(dump.String()), nil); err != nil {
+				t.Fatal(err)
+			}
+			if after := fingerprint(); !reflect.DeepEqual(after, before) {
+				for k, v := range after {
+					if before[k] != v {
+						t.Errorf("re-importing the export wrote %s: %s -> %s", k, before[k], v)
+					}
+				}
+			}
+
+			// One flag changed, with a day more.
+			lines := strings.Split(strings.TrimSpace(dump.String()), "\n")
+			dec := json.NewDecoder(strings.NewReader(lines[5]))
+			dec.UseNumber()
+			var rec map[string]any
+			if err := dec.Decode(&rec); err != nil {
+				t.Fatal(err)
+			}
+			changed := rec["id"].(string)
+			rec["text"].(map[string]any)["en"] = "changed"
+			rec["snapshots"] = append(rec["snapshots"].([]any), map[string]any{"at": "2020-01-01T00:00:00.000Z", "red": 1, "green": 2})
+			line, err := json.Marshal(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines[5] = string(line)
+			if _, err := db.Import(ctx, strings.NewReader(strings.Join(lines, "\n")), nil); err != nil {
+				t.Fatal(err)
+			}
+			after := fingerprint()
+			added := "trend row " + changed + " 2020-01-01"
+			for k, v := range after {
+				if k != changed && k != added && before[k] != v {
+					t.Errorf("importing a change of %s wrote %s too", changed, k)
+				}
+			}
+			if after[changed] == before[changed] {
+				t.Errorf("the changed flag %s was not written", changed)
+			}
+			if _, ok := after[added]; d == loader.Postgres && (!ok || len(after) != len(before)+1) {
+				t.Errorf("the day added: %d rows and keys before, %d after, want one more, %s", len(before), len(after), added)
+			}
+			var text string
+			if err := db.GetContext(ctx, &text, db.Rebind("SELECT text_en FROM flags WHERE id = ?"), changed); err != nil || text != "changed" {
+				t.Errorf("the changed flag's text: %q %v", text, err)
+			}
+		})
+	}
+}
+
+// TestImportCreatedAtOfTheNearestLine: a line without createdAt keeps the
+// flag's: the nearest earlier line's of the file that gave one, else the
+// stored one; the last line of a flag is what the flag holds.
+func TestImportCreatedAtOfTheNearestLine(t *testing.T) {
+	line := func(id, text, created string) string {
+		at := ""
+		if created != "" {
+			at = `"createdAt":"` + created + `",`
+		}
+		return `{"id":"` + id + `","slug":"` + id + `","category":"SOCIAL","region":null,` + at +
+			`"text":{"en":"` + text + `","tr":"t","de":"d","es":"s"},"votes":{"red":1,"green":2},"contexts":[],` +
+			`"description":{"tr":null,"en":null,"de":null,"es":null}}` + "\n"
+	}
+	for _, d := range loadertest.Sources(t) {
+		t.Run(string(d), func(t *testing.T) {
+			db, _ := loadertest.Open(t, d)
+			ctx := context.Background()
+			if _, err := db.Import(ctx, strings.NewReader(line("kept", "a", "2021-01-01T00:00:00.000Z")), nil); err != nil {
+				t.Fatal(err)
+			}
+			file := line("near", "1", "2022-01-01T00:00:00.000Z") + line("near", "2", "2023-01-01T00:00:00.000Z") +
+				line("near", "3", "") + line("kept", "b", "") + line("kept", "c", "")
+			n, err := db.Import(ctx, strings.NewReader(file), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != (loader.Imported{Records: 5, Flags: 2}) {
+				t.Errorf("import: %+v, want 5 records of 2 flags", n)
+			}
+			for id, want := range map[string]string{"near": "3 2023-01-01", "kept": "c 2021-01-01"} {
+				var text string
+				var created time.Time
+				if err := db.QueryRowxContext(ctx, db.Rebind("SELECT text_en, created_at FROM flags WHERE id = ?"), id).Scan(&text, &created); err != nil {
+					// SQLite keeps the time as text.
+					var at string
+					if err := db.QueryRowxContext(ctx, db.Rebind("SELECT text_en, created_at FROM flags WHERE id = ?"), id).Scan(&text, &at); err != nil {
+						t.Fatal(err)
+					}
+					created, _ = time.Parse(time.RFC3339, at)
+				}
+				if got := text + " " + created.UTC().Format(time.DateOnly); got != want {
+					t.Errorf("%s: text and created day %q, want %q", id, got, want)
+				}
+			}
+		})
 	}
 }

@@ -5,10 +5,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/flagpole/flagpole/memstore"
@@ -31,91 +29,10 @@ type Imported struct{ Records, Flags int }
 // Import reads JSON Lines of flags and writes them in one transaction: an
 // id or slug already present is updated, and any bad line leaves the
 // database untouched. progress, when not nil, is told each line done.
-// On SQLite the lines are staged first, so the write lock is held only
+// The lines are staged first, so that the database's writers wait only
 // for the final copy (see importStaged).
 func (db *DB) Import(ctx context.Context, r io.Reader, progress func(lines int)) (Imported, error) {
-	if db.Dialect == SQLite {
-		return db.importStaged(ctx, r, progress)
-	}
-	return db.importLines(ctx, r, progress)
-}
-
-// importLines writes line by line in one transaction. On PostgreSQL that
-// locks only the rows it writes.
-func (db *DB) importLines(ctx context.Context, r io.Reader, progress func(lines int)) (Imported, error) {
-	tx, err := db.BeginTxx(ctx, nil)
-	if err != nil {
-		return Imported{}, fmt.Errorf("import: %w", err)
-	}
-	defer tx.Rollback()
-	ts, day := tsParam(db.Dialect), dayParam(db.Dialect)
-	upsert, err := tx.PreparexContext(ctx, db.Rebind("INSERT INTO flags (id, slug, status, category, region, "+
-		"text_tr, text_en, text_de, text_es, description_tr, description_en, description_de, description_es, "+
-		"contexts, red_count, green_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "+
-		"COALESCE("+ts+", "+ts+")) "+
-		"ON CONFLICT (id) DO UPDATE SET slug = excluded.slug, status = excluded.status, category = excluded.category, "+
-		"region = excluded.region, text_tr = excluded.text_tr, text_en = excluded.text_en, text_de = excluded.text_de, "+
-		"text_es = excluded.text_es, description_tr = excluded.description_tr, description_en = excluded.description_en, "+
-		"description_de = excluded.description_de, description_es = excluded.description_es, contexts = excluded.contexts, "+
-		"red_count = excluded.red_count, green_count = excluded.green_count, "+
-		"created_at = COALESCE("+ts+", flags.created_at)"))
-	if err != nil {
-		return Imported{}, fmt.Errorf("import: %w", err)
-	}
-	snap, err := tx.PreparexContext(ctx, db.Rebind("INSERT INTO flag_snapshots (flag_id, day, red, green) VALUES (?, "+day+", ?, ?) "+
-		"ON CONFLICT (flag_id, day) DO UPDATE SET red = excluded.red, green = excluded.green"+
-		" WHERE flag_snapshots.red <> excluded.red OR flag_snapshots.green <> excluded.green"))
-	if err != nil {
-		return Imported{}, fmt.Errorf("import: %w", err)
-	}
-	bySlug := db.Rebind("SELECT id FROM flags WHERE slug = ?")
-	byID := db.Rebind("SELECT count(*) FROM flags WHERE id = ?")
-
-	n, flags := 0, map[string]struct{}{}
-	err = eachRecord(r, progress, func(line int, f *flagRow) error {
-		var owner string
-		switch err := tx.GetContext(ctx, &owner, bySlug, f.Slug); {
-		case errors.Is(err, sql.ErrNoRows):
-		case err != nil:
-			return err
-		case owner != f.ID:
-			var exists int
-			if err := tx.GetContext(ctx, &exists, byID, f.ID); err != nil {
-				return err
-			}
-			if exists > 0 {
-				return fmt.Errorf("slug %q already belongs to flag %s", f.Slug, owner)
-			}
-			f.ID = owner // the slug names the flag to update
-		}
-		var region any
-		if f.Region != "" {
-			region = f.Region
-		}
-		if _, err := upsert.ExecContext(ctx, f.ID, f.Slug, f.Status, f.Category, region,
-			f.Text[0], f.Text[1], f.Text[2], f.Text[3], f.Description[0], f.Description[1], f.Description[2], f.Description[3],
-			strings.Join(f.Contexts, ","), f.Red, f.Green, f.createdParam(), tsText(f.CreatedAt), f.createdParam()); err != nil {
-			return err
-		}
-		for _, s := range f.Snapshots {
-			if _, err := snap.ExecContext(ctx, f.ID, dayText(s.Day), s.Red, s.Green); err != nil {
-				return err
-			}
-		}
-		n++
-		flags[f.ID] = struct{}{}
-		return nil
-	})
-	if err != nil {
-		return Imported{}, err
-	}
-	if err := db.recordChange(ctx, tx, "import", ""); err != nil {
-		return Imported{}, fmt.Errorf("import: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return Imported{}, fmt.Errorf("import: %w", err)
-	}
-	return Imported{Records: n, Flags: len(flags)}, nil
+	return db.importStaged(ctx, r, progress)
 }
 
 // Export writes every flag, whatever its status, with all its stored

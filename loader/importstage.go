@@ -16,62 +16,71 @@ import (
 // another writer while the lines were staged.
 var ErrChangedDuringImport = errors.New("flags named by the import changed while it was read; nothing written, run it again")
 
-// importStaged imports into SQLite without locking the voting
-// application's writers out: every line is read, checked and written into
-// a private staging database attached to one connection, outside any
-// write transaction on the main database (in WAL mode, which the loader
-// and the writers share freely). Only the final step, one INSERT ...
-// SELECT per table in one IMMEDIATE transaction, takes the write lock;
-// writers that arrive meanwhile wait (busy_timeout) rather than fail.
-// A bad line fails before that step, so nothing is written.
+// importStaged imports without locking the voting application's writers
+// out: every line is read, checked and written into private staging
+// tables on one connection, outside any write transaction on the
+// database's own tables. On SQLite they are a staging database attached
+// to the connection (in WAL mode, which the loader and the writers share
+// freely); on PostgreSQL, temporary tables of the session. Rows the
+// database already holds as they are are dropped from the staging tables
+// then. Only the final step, one INSERT ... SELECT per table in one
+// transaction, writes: on SQLite it takes the write lock (writers that
+// arrive meanwhile wait, busy_timeout, rather than fail), on PostgreSQL
+// it locks the rows that change, and only until its COMMIT (a line-by-line
+// transaction held the row of every flag of the file, unchanged ones too,
+// for the whole import: a vote on one waited until the end). A bad line
+// fails before that step, so nothing is written.
 func (db *DB) importStaged(ctx context.Context, r io.Reader, progress func(lines int)) (_ Imported, err error) {
-	f, err := os.CreateTemp(filepath.Dir(db.Path), "."+filepath.Base(db.Path)+".import-*")
-	if err != nil {
-		return Imported{}, fmt.Errorf("import: staging file: %w", err)
-	}
-	stagePath := f.Name()
-	f.Close()
-	defer os.Remove(stagePath)
+	st := stagings[db.Dialect]
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return Imported{}, fmt.Errorf("import: %w", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "ATTACH DATABASE ? AS stage", stagePath); err != nil {
-		return Imported{}, fmt.Errorf("import: staging: %w", err)
+	if db.Dialect == SQLite {
+		f, err := os.CreateTemp(filepath.Dir(db.Path), "."+filepath.Base(db.Path)+".import-*")
+		if err != nil {
+			return Imported{}, fmt.Errorf("import: staging file: %w", err)
+		}
+		stagePath := f.Name()
+		f.Close()
+		defer os.Remove(stagePath)
+		if _, err := conn.ExecContext(ctx, "ATTACH DATABASE ? AS stage", stagePath); err != nil {
+			return Imported{}, fmt.Errorf("import: staging: %w", err)
+		}
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE stage")
-	for _, q := range stageSchema {
+	defer func() {
+		for _, q := range st.teardown {
+			conn.ExecContext(context.WithoutCancel(ctx), q)
+		}
+	}()
+	for _, q := range st.schema {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return Imported{}, fmt.Errorf("import: staging: %w", err)
 		}
 	}
 
-	ids, err := readSlugs(ctx, conn)
+	ids, err := readSlugs(ctx, conn, st.flagsTable)
 	if err != nil {
 		return Imported{}, fmt.Errorf("import: %w", err)
 	}
-	lines, err := db.stage(ctx, conn, r, ids, progress)
+	lines, err := db.stage(ctx, conn, r, ids, st, progress)
 	if err != nil {
 		return Imported{}, err
 	}
 
-	// The short step: the write lock from here to COMMIT. Every snapshot's
-	// flag is one the step writes, so the per-row foreign key check is
-	// dropped for it.
-	if _, err := conn.ExecContext(ctx, "PRAGMA foreign_keys = OFF"); err != nil {
-		return Imported{}, fmt.Errorf("import: %w", err)
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA foreign_keys = ON")
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return Imported{}, fmt.Errorf("import: %w", err)
+	// The short step, from its BEGIN to its COMMIT.
+	for _, q := range st.begin {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return Imported{}, fmt.Errorf("import: %w", err)
+		}
 	}
 	defer func() {
 		if err != nil {
 			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 		}
 	}()
-	now, err := readSlugs(ctx, conn)
+	now, err := readSlugs(ctx, conn, st.flagsTable)
 	if err != nil {
 		return Imported{}, fmt.Errorf("import: %w", err)
 	}
@@ -82,7 +91,7 @@ func (db *DB) importStaged(ctx context.Context, r io.Reader, progress func(lines
 		}
 		now.apply(id, l.slug)
 	}
-	for _, q := range []string{copyFlags, copySnapshots, "INSERT INTO main.data_changes (kind) VALUES ('import')"} {
+	for _, q := range st.copy {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return Imported{}, fmt.Errorf("import: %w", err)
 		}
@@ -97,13 +106,51 @@ func (db *DB) importStaged(ctx context.Context, r io.Reader, progress func(lines
 	return Imported{Records: len(lines), Flags: len(flags)}, nil
 }
 
+// staging is what importStaged does differently on each database: the
+// staging tables (made by schema, dropped by teardown, filled by stage,
+// then pruned by after), how the final step begins and what it copies.
+type staging struct {
+	schema, teardown   []string
+	flagsTable         string // the database's flags, as the connection names them
+	flags, snapshots   string // the staging tables
+	flagCols, snapCols []string
+	snapSeq            bool // a snapshot row is staged with its place in the file
+	after              []string
+	begin, copy        []string
+}
+
+var stagings = map[Dialect]*staging{
+	SQLite: {
+		schema:     stageSchema,
+		teardown:   []string{"DETACH DATABASE stage", "PRAGMA foreign_keys = ON"},
+		flagsTable: "main.flags",
+		flags:      "stage.import_flags", snapshots: "stage.import_snapshots",
+		flagCols: stageLineCols, snapCols: stageSnapCols,
+		after: []string{stageIDIndex, keepCreated, dropUnchangedFlags, dropUnchangedSnapshots},
+		// Every snapshot's flag is one the step writes, so the per-row
+		// foreign key check is dropped for it (the teardown turns it on).
+		begin: []string{"PRAGMA foreign_keys = OFF", "BEGIN IMMEDIATE"},
+		copy:  []string{copyFlags, copySnapshots, "INSERT INTO main.data_changes (kind) VALUES ('import')"},
+	},
+	Postgres: {
+		schema:     pgStageSchema,
+		teardown:   []string{pgStageDrop},
+		flagsTable: "flags",
+		flags:      "pg_temp.import_flags", snapshots: "pg_temp.import_snapshots",
+		flagCols: pgStageLineCols, snapCols: pgStageSnapCols, snapSeq: true,
+		after: pgStageAfter,
+		begin: []string{"BEGIN"},
+		copy:  []string{pgCopyFlags, pgCopySnapshots, "INSERT INTO data_changes (kind) VALUES ('import')"},
+	},
+}
+
 // stagedLine is what the final step checks again of each line.
 type stagedLine struct{ id, slug, resolved string }
 
 // stage reads, checks and writes every line into the staging tables,
 // resolving each line's flag as the line-by-line import would.
-func (db *DB) stage(ctx context.Context, conn *sql.Conn, r io.Reader, ids *slugIndex, progress func(int)) ([]stagedLine, error) {
-	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil { // deferred: it writes only the staging file
+func (db *DB) stage(ctx context.Context, conn *sql.Conn, r io.Reader, ids *slugIndex, st *staging, progress func(int)) ([]stagedLine, error) {
+	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil { // SQLite's deferred: it writes only the staging file
 		return nil, fmt.Errorf("import: staging: %w", err)
 	}
 	committed := false
@@ -112,8 +159,9 @@ func (db *DB) stage(ctx context.Context, conn *sql.Conn, r io.Reader, ids *slugI
 			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 		}
 	}()
-	w := newBatcher(ctx, conn, SQLite)
+	w := newBatcher(ctx, conn, db.Dialect)
 	var lines []stagedLine
+	seq := 0
 	err := eachRecord(r, progress, func(line int, f *flagRow) error {
 		id, err := ids.resolve(f.ID, f.Slug)
 		if err != nil {
@@ -125,14 +173,21 @@ func (db *DB) stage(ctx context.Context, conn *sql.Conn, r io.Reader, ids *slugI
 		if f.Region != "" {
 			region = f.Region
 		}
-		if err := w.add("stage.import_flags", stageLineCols, line, id, f.Slug, f.Status, f.Category, region,
+		if err := w.add(st.flags, st.flagCols, line, id, f.Slug, f.Status, f.Category, region,
 			f.Text[0], f.Text[1], f.Text[2], f.Text[3], f.Description[0], f.Description[1], f.Description[2], f.Description[3],
 			strings.Join(f.Contexts, ","), f.Red, f.Green, tsText(f.CreatedAt), f.CreatedGiven); err != nil {
 			return err
 		}
 		for _, s := range f.Snapshots {
-			// A later line's day replaces an earlier one's, as in the database.
-			if err := w.add("stage.import_snapshots", stageSnapCols, id, dayText(s.Day), s.Red, s.Green); err != nil {
+			// A later line's day replaces an earlier one's, as in the
+			// database: SQLite's staging table replaces it, PostgreSQL's
+			// keeps the last by seq.
+			vals := []any{id, dayText(s.Day), s.Red, s.Green}
+			if st.snapSeq {
+				seq++
+				vals = append([]any{seq}, vals...)
+			}
+			if err := w.add(st.snapshots, st.snapCols, vals...); err != nil {
 				return err
 			}
 		}
@@ -148,7 +203,7 @@ func (db *DB) stage(ctx context.Context, conn *sql.Conn, r io.Reader, ids *slugI
 	// them here, outside the write lock, keeps the final step to what
 	// changes (a re-import of an export writes almost nothing). A flag
 	// named on several lines is kept, as its lines may undo each other.
-	for _, q := range []string{stageIDIndex, keepCreated, dropUnchangedFlags, dropUnchangedSnapshots} {
+	for _, q := range st.after {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return nil, fmt.Errorf("import: staging: %w", err)
 		}
@@ -236,8 +291,8 @@ type slugIndex struct {
 	idOf   map[string]string // slug -> id
 }
 
-func readSlugs(ctx context.Context, conn *sql.Conn) (*slugIndex, error) {
-	rows, err := conn.QueryContext(ctx, "SELECT id, slug FROM main.flags")
+func readSlugs(ctx context.Context, conn *sql.Conn, table string) (*slugIndex, error) {
+	rows, err := conn.QueryContext(ctx, "SELECT id, slug FROM "+table)
 	if err != nil {
 		return nil, err
 	}
