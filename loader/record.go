@@ -216,6 +216,11 @@ func (f *flagRow) setTimes(r *Record) error {
 		if !countOK(s.Red) || !countOK(s.Green) {
 			return fmt.Errorf("snapshots[%d]: red and green are required integers from 0 to %d", i, int64(MaxVotes))
 		}
+		// A day not yet begun has no counters; its row would stand in for
+		// the day's snapshot, which never replaces a row it finds.
+		if day := memstore.DayOf(t); day > memstore.DayOf(time.Now()) {
+			return fmt.Errorf("snapshots[%d].at %q: a day after today (UTC); its counters are recorded on the day", i, s.At)
+		}
 		f.Snapshots = append(f.Snapshots, memstore.TrendRow{FlagID: f.ID, Day: memstore.DayOf(t), Red: *s.Red, Green: *s.Green})
 	}
 	return nil

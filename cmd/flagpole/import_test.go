@@ -186,6 +186,7 @@ var badLines = []struct {
 	{"empty id", strings.Replace(goodLine3, `"id":"flg_c3"`, `"id":""`, 1)},
 	{"slug with a space", strings.Replace(goodLine3, `"texts-back-next-week"`, `"texts back"`, 1)},
 	{"bad snapshot at", strings.Replace(goodLine1, `"2026-01-02T00:00:00.000Z"`, `"2026-01-02"`, 1)},
+	{"snapshot of a day after today", strings.Replace(goodLine1, `"2026-01-02T00:00:00.000Z"`, `"2099-01-02T00:00:00.000Z"`, 1)},
 	{"negative snapshot", strings.Replace(goodLine1, `"red":110,"green":28`, `"red":110,"green":-28`, 1)},
 	{"invalid UTF-8", strings.Replace(goodLine3, `Texts back`, "Texts \xff\xfe back", 1)},
 	// PostgreSQL's text cannot hold U+0000: refused on both databases.
@@ -221,6 +222,31 @@ func TestImportBadLineWritesNothing(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// TestImportSnapshotDays: a snapshot's at names its UTC day, at any time
+// of it; today's is taken (the day has begun), tomorrow's is refused: its
+// row would stand in for the day's own snapshot, which keeps a row it
+// finds.
+func TestImportSnapshotDays(t *testing.T) {
+	t.Parallel()
+	db := loadertest.URL(t, loader.SQLite)
+	now := time.Now().UTC()
+	today := now.Truncate(24 * time.Hour)
+	at := func(t time.Time) string { return t.Format("2006-01-02T15:04:05.000Z") }
+	line := strings.Replace(goodLine2, `"2026-01-02T00:00:00.000Z"`, `"`+at(now)+`"`, 1)
+	r := runCLI(t, noEnv, nil, "import", "--db", db, writeFile(t, "today.jsonl", line+"\n"))
+	if r.err != nil {
+		t.Fatalf("import of a snapshot of today (%s): %v", at(now), r.err)
+	}
+	recs := exportRecords(t, db)
+	if len(recs) != 1 || fmt.Sprint(recs[0]["snapshots"]) != fmt.Sprintf("[map[at:%s green:90 red:4]]", at(today)) {
+		t.Errorf("export after a snapshot at %s: %v, want it at %s", at(now), recs, at(today))
+	}
+	tomorrow := strings.Replace(goodLine2, `"2026-01-02T00:00:00.000Z"`, `"`+at(today.Add(24*time.Hour))+`"`, 1)
+	if msg := mustFail(t, noEnv, nil, "import", "--db", db, writeFile(t, "tomorrow.jsonl", tomorrow+"\n")); !strings.Contains(msg, "after today") {
+		t.Errorf("import of a snapshot of tomorrow: %q, want it refused as after today", msg)
 	}
 }
 
