@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -81,6 +82,40 @@ const (
 	// Serve is every setting.
 	Serve
 )
+
+// otherEnv are the FLAGPOLE_ variables that are no setting's and are
+// still read: the configuration file's, the ledger builds' and the
+// example client's; and the tests' and benchmarks' (FLAGPOLE_TEST_...,
+// FLAGPOLE_BENCH_...).
+var otherEnv = map[string]bool{"FLAGPOLE_CONFIG": true, "FLAGPOLE_LEDGER_OFF": true, "FLAGPOLE_KEY": true}
+
+// UnknownEnv says, for each FLAGPOLE_ variable of environ (NAME=value
+// pairs, as os.Environ gives them) that flagpole does not read, that it is
+// ignored, with the setting's variable it may have meant: a misspelt
+// FLAGPOLE_RATELIMIT would otherwise leave rate_limit at its default
+// without a word.
+func UnknownEnv(environ []string) []string {
+	squash := func(s string) string { return strings.ReplaceAll(strings.ToUpper(s), "_", "") }
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		key := strings.ToLower(strings.TrimPrefix(name, "FLAGPOLE_"))
+		if !strings.HasPrefix(name, "FLAGPOLE_") || otherEnv[name] || find(key) != nil && EnvName(key) == name ||
+			strings.HasPrefix(name, "FLAGPOLE_TEST_") || strings.HasPrefix(name, "FLAGPOLE_BENCH_") {
+			continue
+		}
+		msg := name + " is not a variable flagpole reads; it is ignored"
+		for _, s := range settings {
+			if squash(EnvName(s.key)) == squash(name) {
+				msg += " (did you mean " + EnvName(s.key) + "?)"
+				break
+			}
+		}
+		out = append(out, msg)
+	}
+	slices.Sort(out)
+	return out
+}
 
 // EnvName is the environment variable of a setting: FLAGPOLE_ and the key
 // in upper case.

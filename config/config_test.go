@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -434,5 +435,29 @@ func TestScheduleRunsAsWritten(t *testing.T) {
 	_, err := ParseSchedule("@every 0s")
 	if err == nil || !strings.Contains(err.Error(), "every 1s") {
 		t.Errorf("@every 0s: %v, want what it would run as", err)
+	}
+}
+
+// TestUnknownEnv: a FLAGPOLE_ variable flagpole does not read is named,
+// with the setting's variable it resembles; the settings' own and the
+// other variables flagpole reads are not.
+func TestUnknownEnv(t *testing.T) {
+	got := UnknownEnv([]string{"FLAGPOLE_RATELIMIT=5", "FLAGPOLE_RATE_LIMIT=5", "FLAGPOLE_rate_limit=5", "FLAGPOLE_CONFIG=x",
+		"FLAGPOLE_TEST_POSTGRES=x", "FLAGPOLE_NOPE", "PATH=/bin", "HOME=/root", "FLAGPOLE_DB_FILE=f", "FLAGPOLE_CACHEMB=1"})
+	want := []string{
+		"FLAGPOLE_CACHEMB is not a variable flagpole reads; it is ignored (did you mean FLAGPOLE_CACHE_MB?)",
+		"FLAGPOLE_NOPE is not a variable flagpole reads; it is ignored",
+		"FLAGPOLE_RATELIMIT is not a variable flagpole reads; it is ignored (did you mean FLAGPOLE_RATE_LIMIT?)",
+		"FLAGPOLE_rate_limit is not a variable flagpole reads; it is ignored (did you mean FLAGPOLE_RATE_LIMIT?)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("UnknownEnv:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var every []string
+	for _, k := range Keys() {
+		every = append(every, EnvName(k)+"=x")
+	}
+	if got := UnknownEnv(every); len(got) != 0 {
+		t.Errorf("the settings' own variables named: %v", got)
 	}
 }

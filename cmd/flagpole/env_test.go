@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -146,5 +149,22 @@ func TestEnvironmentAddr(t *testing.T) {
 				t.Errorf("serve: got %v, want nil", err)
 			}
 		})
+	}
+}
+
+// TestUnknownEnvWarned: a FLAGPOLE_ variable no setting has is named on
+// standard error, by any command, with the one it resembles.
+func TestUnknownEnvWarned(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(os.Args[0], "version")
+	cmd.Env = append(os.Environ(), "FLAGPOLE_TEST_EXEC_MAIN=1", "FLAGPOLE_RATELIMIT=5", "FLAGPOLE_RATE_LIMIT=5")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("flagpole version: %v\n%s", err, stderr.String())
+	}
+	want := "flagpole: warning: FLAGPOLE_RATELIMIT is not a variable flagpole reads; it is ignored (did you mean FLAGPOLE_RATE_LIMIT?)\n"
+	if stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/flagpole/flagpole/config"
 )
 
 const usage = `usage: flagpole <command> [flags]
@@ -54,6 +56,9 @@ func main() {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	ctx := withSignals(context.Background(), sigs)
+	for _, w := range config.UnknownEnv(os.Environ()) {
+		fmt.Fprintln(os.Stderr, "flagpole: warning:", w)
+	}
 	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv); err != nil {
 		msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 		fmt.Fprintln(os.Stderr, "flagpole:", msg)
