@@ -78,7 +78,7 @@ func TestRoutingErrors(t *testing.T) {
 	// The detail says what the path misses.
 	for path, says := range map[string]string{
 		"/nope": "lives under /api/public/", "/api/public": "lives under /api/public/",
-		"/api/public/flags/": "no trailing slash", "/api/public/flag/": "no trailing slash",
+		"/api/public/flags/": "takes no trailing slash", "/api/public/flag/": "takes no trailing slash",
 		"/api/public/flag/a/b/c": "routes are listed in /api/public/openapi.json",
 	} {
 		r := e.get(path)

@@ -212,14 +212,10 @@ func (a *API) Close() {
 // notFoundDetail is the detail of a 404 for an unknown path: what the
 // path misses, so that a client sees its mistake.
 func notFoundDetail(path string) string {
-	switch {
-	case !strings.HasPrefix(path, "/api/public/"):
-		return "no such path; the API lives under /api/public/ (its reference: /api/public/docs)"
-	case len(path) > 1 && strings.HasSuffix(path, "/"):
-		return "no such path; the API's paths take no trailing slash"
-	default:
-		return "no such path under /api/public/; the routes are listed in /api/public/openapi.json"
+	if !strings.HasPrefix(path, "/api/public/") {
+		return "no such path; the API lives under /api/public/ (its reference: /api/public/docs; the probes are /healthz and /readyz)"
 	}
+	return "no such path under /api/public/ (a path takes no trailing slash); the routes are listed in /api/public/openapi.json"
 }
 
 // routes registers every route and the middleware, in order.

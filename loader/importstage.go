@@ -17,19 +17,21 @@ import (
 var ErrChangedDuringImport = errors.New("flags named by the import changed while it was read; nothing written, run it again")
 
 // importStaged imports without locking the voting application's writers
-// out: every line is read, checked and written into private staging
-// tables on one connection, outside any write transaction on the
-// database's own tables. On SQLite they are a staging database attached
-// to the connection (in WAL mode, which the loader and the writers share
-// freely); on PostgreSQL, temporary tables of the session. Rows the
-// database already holds as they are are dropped from the staging tables
-// then. Only the final step, one INSERT ... SELECT per table in one
-// transaction, writes: on SQLite it takes the write lock (writers that
-// arrive meanwhile wait, busy_timeout, rather than fail), on PostgreSQL
-// it locks the rows that change, and only until its COMMIT (a line-by-line
-// transaction held the row of every flag of the file, unchanged ones too,
-// for the whole import: a vote on one waited until the end). A bad line
-// fails before that step, so nothing is written.
+// out: every line is read, checked, resolved to its flag and written into
+// private staging tables on one connection, and the rows the database
+// already holds as they are are dropped from them; then the final step,
+// one statement or two per table, writes the rest. On SQLite the staging
+// tables are a staging database attached to the connection, filled
+// outside any write transaction (in WAL mode, which the loader and the
+// writers share freely), and the final step takes the write lock (writers
+// that arrive meanwhile wait, busy_timeout, rather than fail). On
+// PostgreSQL the whole import is one transaction (see staging.oneTx) whose
+// staging tables are temporary; staging takes no row lock, so the rows
+// that change are locked from the final step's writes to the COMMIT only,
+// and the rows of unchanged flags never (the line-by-line transaction
+// this replaced held every flag of the file until its end: a vote on one
+// waited for the whole import). A bad line fails before the final step,
+// so nothing is written.
 func (db *DB) importStaged(ctx context.Context, r io.Reader, progress func(lines int)) (_ Imported, err error) {
 	st := stagings[db.Dialect]
 	conn, err := db.Conn(ctx)
@@ -54,13 +56,25 @@ func (db *DB) importStaged(ctx context.Context, r io.Reader, progress func(lines
 			conn.ExecContext(context.WithoutCancel(ctx), q)
 		}
 	}()
+	inTx := false
+	defer func() {
+		if err != nil && inTx {
+			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+	if st.oneTx {
+		if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
+			return Imported{}, fmt.Errorf("import: %w", err)
+		}
+		inTx = true
+	}
 	for _, q := range st.schema {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return Imported{}, fmt.Errorf("import: staging: %w", err)
 		}
 	}
 
-	ids, err := readSlugs(ctx, conn, st.flagsTable)
+	ids, err := readSlugs(ctx, conn, st.flagsTable, st.dbCounts)
 	if err != nil {
 		return Imported{}, fmt.Errorf("import: %w", err)
 	}
@@ -69,18 +83,14 @@ func (db *DB) importStaged(ctx context.Context, r io.Reader, progress func(lines
 		return Imported{}, err
 	}
 
-	// The short step, from its BEGIN to its COMMIT.
+	// The short step, to the COMMIT: what writes the database's rows.
 	for _, q := range st.begin {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return Imported{}, fmt.Errorf("import: %w", err)
 		}
+		inTx = true
 	}
-	defer func() {
-		if err != nil {
-			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-		}
-	}()
-	now, err := readSlugs(ctx, conn, st.flagsTable)
+	now, err := readSlugs(ctx, conn, st.flagsTable, false)
 	if err != nil {
 		return Imported{}, fmt.Errorf("import: %w", err)
 	}
@@ -99,6 +109,7 @@ func (db *DB) importStaged(ctx context.Context, r io.Reader, progress func(lines
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
 		return Imported{}, fmt.Errorf("import: %w", err)
 	}
+	inTx = false
 	flags := make(map[string]struct{}, len(lines))
 	for _, l := range lines {
 		flags[l.resolved] = struct{}{}
@@ -116,7 +127,19 @@ type staging struct {
 	flagCols, snapCols []string
 	snapSeq            bool // a snapshot row is staged with its place in the file
 	after              []string
-	begin, copy        []string
+	// oneTx: the whole import is one transaction, from before the
+	// staging tables to the final COMMIT (begin is then empty): the
+	// staging tables are the transaction's (PostgreSQL's ON COMMIT DROP),
+	// so a pooler that hands each transaction its own session (PgBouncer's
+	// transaction mode) keeps them, and nothing is left on a connection.
+	// Staging takes no row lock, so the rows still stay locked only from
+	// the final step's writes to the COMMIT.
+	oneTx bool
+	// dbCounts: each staged flag line also carries the flag's counters
+	// when the import began (db_red, db_green), from which the final step
+	// adds the votes cast since.
+	dbCounts    bool
+	begin, copy []string
 }
 
 var stagings = map[Dialect]*staging{
@@ -134,13 +157,12 @@ var stagings = map[Dialect]*staging{
 	},
 	Postgres: {
 		schema:     pgStageSchema,
-		teardown:   []string{pgStageDrop},
 		flagsTable: "flags",
 		flags:      "pg_temp.import_flags", snapshots: "pg_temp.import_snapshots",
 		flagCols: pgStageLineCols, snapCols: pgStageSnapCols, snapSeq: true,
 		after: pgStageAfter,
-		begin: []string{"BEGIN"},
-		copy:  []string{pgCopyFlags, pgCopySnapshots, "INSERT INTO data_changes (kind) VALUES ('import')"},
+		oneTx: true, dbCounts: true,
+		copy: []string{pgFreeSlugs, pgUpdateFlags, pgInsertFlags, pgCopySnapshots, "INSERT INTO data_changes (kind) VALUES ('import')"},
 	},
 }
 
@@ -148,12 +170,15 @@ var stagings = map[Dialect]*staging{
 type stagedLine struct{ id, slug, resolved string }
 
 // stage reads, checks and writes every line into the staging tables,
-// resolving each line's flag as the line-by-line import would.
+// resolving each line's flag (slugIndex.resolve) against the database as
+// the lines before it leave it.
 func (db *DB) stage(ctx context.Context, conn *sql.Conn, r io.Reader, ids *slugIndex, st *staging, progress func(int)) ([]stagedLine, error) {
-	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil { // SQLite's deferred: it writes only the staging file
-		return nil, fmt.Errorf("import: staging: %w", err)
+	committed := st.oneTx // inside importStaged's transaction, which it ends
+	if !st.oneTx {
+		if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil { // SQLite's deferred: it writes only the staging file
+			return nil, fmt.Errorf("import: staging: %w", err)
+		}
 	}
-	committed := false
 	defer func() {
 		if !committed {
 			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
@@ -173,9 +198,14 @@ func (db *DB) stage(ctx context.Context, conn *sql.Conn, r io.Reader, ids *slugI
 		if f.Region != "" {
 			region = f.Region
 		}
-		if err := w.add(st.flags, st.flagCols, line, id, f.Slug, f.Status, f.Category, region,
+		vals := []any{line, id, f.Slug, f.Status, f.Category, region,
 			f.Text[0], f.Text[1], f.Text[2], f.Text[3], f.Description[0], f.Description[1], f.Description[2], f.Description[3],
-			strings.Join(f.Contexts, ","), f.Red, f.Green, tsText(f.CreatedAt), f.CreatedGiven); err != nil {
+			strings.Join(f.Contexts, ","), f.Red, f.Green, tsText(f.CreatedAt), f.CreatedGiven}
+		if st.dbCounts {
+			red, green := ids.countsAt(id)
+			vals = append(vals, red, green)
+		}
+		if err := w.add(st.flags, st.flagCols, vals...); err != nil {
 			return err
 		}
 		for _, s := range f.Snapshots {
@@ -208,8 +238,10 @@ func (db *DB) stage(ctx context.Context, conn *sql.Conn, r io.Reader, ids *slugI
 			return nil, fmt.Errorf("import: staging: %w", err)
 		}
 	}
-	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
-		return nil, fmt.Errorf("import: staging: %w", err)
+	if !st.oneTx {
+		if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+			return nil, fmt.Errorf("import: staging: %w", err)
+		}
 	}
 	committed = true
 	return lines, nil
@@ -231,8 +263,7 @@ const stageIDIndex = "CREATE INDEX stage.import_flags_id ON import_flags (id, cr
 
 // keepCreated: a line without createdAt keeps the flag's: the nearest
 // earlier line's of this file that gave one, else the stored one, else it
-// is new (created now, the time it was staged with), as the line-by-line
-// import's COALESCE(given, flags.created_at) does.
+// is new (created now, the time it was staged with).
 const keepCreated = "UPDATE stage.import_flags SET created_at = COALESCE((SELECT e.created_at " +
 	"FROM stage.import_flags e WHERE e.id = import_flags.id AND e.line < import_flags.line AND e.created_given = 1 " +
 	"ORDER BY e.line DESC LIMIT 1), (SELECT m.created_at FROM main.flags m WHERE m.id = import_flags.id), created_at) " +
@@ -267,8 +298,8 @@ const dropUnchangedSnapshots = "DELETE FROM stage.import_snapshots WHERE EXISTS 
 	"WHERE m.flag_id = import_snapshots.flag_id AND m.day = import_snapshots.day " +
 	"AND m.red = import_snapshots.red AND m.green = import_snapshots.green)"
 
-// The final copy: flags in line order (an upsert per line, as the
-// line-by-line import does), then the snapshots in key order.
+// The final copy: flags in line order (an upsert per line, so a flag on
+// several lines ends as its last), then the snapshots in key order.
 const (
 	copyFlags = "INSERT INTO main.flags (id, slug, status, category, region, text_tr, text_en, text_de, text_es, " +
 		"description_tr, description_en, description_de, description_es, contexts, red_count, green_count, created_at) " +
@@ -289,23 +320,51 @@ const (
 type slugIndex struct {
 	slugOf map[string]string // id -> slug
 	idOf   map[string]string // slug -> id
+	// counts are the flags' counters when the import began, where
+	// readSlugs was asked for them (see staging.dbCounts).
+	counts map[string][2]int64
 }
 
-func readSlugs(ctx context.Context, conn *sql.Conn, table string) (*slugIndex, error) {
-	rows, err := conn.QueryContext(ctx, "SELECT id, slug FROM "+table)
+func readSlugs(ctx context.Context, conn *sql.Conn, table string, counts bool) (*slugIndex, error) {
+	cols := "id, slug"
+	if counts {
+		cols += ", red_count, green_count"
+	}
+	rows, err := conn.QueryContext(ctx, "SELECT "+cols+" FROM "+table)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	x := &slugIndex{slugOf: map[string]string{}, idOf: map[string]string{}}
+	if counts {
+		x.counts = map[string][2]int64{}
+	}
 	for rows.Next() {
 		var id, slug string
-		if err := rows.Scan(&id, &slug); err != nil {
+		var red, green int64
+		dest := []any{&id, &slug}
+		if counts {
+			dest = append(dest, &red, &green)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		x.slugOf[id], x.idOf[slug] = slug, id
+		if counts {
+			x.counts[id] = [2]int64{red, green}
+		}
 	}
 	return x, rows.Err()
+}
+
+// countsAt are flag id's counters when the import began, as staged
+// values: NULL for a flag the database did not have.
+func (x *slugIndex) countsAt(id string) (red, green any) {
+	c, ok := x.counts[id]
+	if !ok {
+		return nil, nil
+	}
+	return c[0], c[1]
 }
 
 // resolve names the flag a line writes: its id, unless its slug belongs

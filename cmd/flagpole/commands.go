@@ -113,14 +113,20 @@ func requireDatabase(url string) error {
 
 // openDatabase opens and migrates the database of url; create says
 // whether the command may create a SQLite file.
-func openDatabase(ctx context.Context, url string, create bool) (*loader.DB, error) {
+func openDatabase(ctx context.Context, url string, create bool, opts ...loader.Option) (*loader.DB, error) {
 	if !create {
 		if err := requireDatabase(url); err != nil {
 			return nil, err
 		}
 	}
-	return loader.OpenMigrated(ctx, url)
+	return loader.OpenMigrated(ctx, url, opts...)
 }
+
+// importTimeout is how long import waits for the server to say anything
+// (loader.Timeout): its pruning and its final copy are single statements
+// that write nothing back until done, 9 µs a snapshot row and 20 µs a
+// changed flag here, so the default 20 s cut a copy of two million rows.
+const importTimeout = 15 * time.Minute
 
 func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) error {
 	fs := newFlagSet("migrate", config.Database)
@@ -202,7 +208,7 @@ func runImport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		defer f.Close()
 		in = f
 	}
-	db, err := openDatabase(ctx, cfg.DB, true)
+	db, err := openDatabase(ctx, cfg.DB, true, loader.Timeout(importTimeout))
 	if err != nil {
 		return err
 	}

@@ -157,7 +157,13 @@ func TestEnvironmentAddr(t *testing.T) {
 func TestUnknownEnvWarned(t *testing.T) {
 	t.Parallel()
 	cmd := exec.Command(os.Args[0], "version")
-	cmd.Env = append(os.Environ(), "FLAGPOLE_TEST_EXEC_MAIN=1", "FLAGPOLE_RATELIMIT=5", "FLAGPOLE_RATE_LIMIT=5")
+	var environ []string // without any FLAGPOLE_ variable of the test's own environment
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "FLAGPOLE_") {
+			environ = append(environ, kv)
+		}
+	}
+	cmd.Env = append(environ, "FLAGPOLE_TEST_EXEC_MAIN=1", "FLAGPOLE_RATELIMIT=5", "FLAGPOLE_RATE_LIMIT=5")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

@@ -88,8 +88,10 @@ func keysCreate(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 const maxKeyName = 200
 
 // checkKeyName refuses a name keys list could not show on one line of its
-// table: invalid UTF-8, a control character (a tab or a newline shifts the
-// columns) or more than maxKeyName characters.
+// table as it reads: invalid UTF-8, a character that does not print but
+// the space (a tab or a newline shifts the columns; a line separator, a
+// zero-width or a bidirectional control hides or reorders what follows)
+// or more than maxKeyName characters.
 func checkKeyName(name string) error {
 	if !utf8.ValidString(name) {
 		return errors.New("keys create: --name is not valid UTF-8")
@@ -97,8 +99,9 @@ func checkKeyName(name string) error {
 	if n := utf8.RuneCountInString(name); n > maxKeyName {
 		return fmt.Errorf("keys create: --name has %d characters, at most %d", n, maxKeyName)
 	}
-	if i := strings.IndexFunc(name, unicode.IsControl); i >= 0 {
-		return fmt.Errorf("keys create: --name has a control character (%U) at byte %d", []rune(name[i:])[0], i)
+	if i := strings.IndexFunc(name, func(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(name[i:])
+		return fmt.Errorf("keys create: --name has a character that does not print (%U) at byte %d", r, i)
 	}
 	return nil
 }

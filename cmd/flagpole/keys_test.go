@@ -163,6 +163,8 @@ func TestKeysErrors(t *testing.T) {
 		{"create with a name of 201 characters", []string{"keys", "create", "--db", db, "--name", strings.Repeat("ü", 201)}},
 		{"create with a tab in --name", []string{"keys", "create", "--db", db, "--name", "a\tb"}},
 		{"create with a newline in --name", []string{"keys", "create", "--db", db, "--name", "a\nb"}},
+		{"create with a right-to-left override in --name", []string{"keys", "create", "--db", db, "--name", "a\u202eb"}},
+		{"create with a zero-width space in --name", []string{"keys", "create", "--db", db, "--name", "a\u200bb"}},
 		{"create with invalid UTF-8 in --name", []string{"keys", "create", "--db", db, "--name", "a\xffb"}},
 		{"create with a negative --limit", []string{"keys", "create", "--db", db, "--name", "x", "--limit", "-1"}},
 		{"create with a --limit that is not a number", []string{"keys", "create", "--db", db, "--name", "x", "--limit", "many"}},
