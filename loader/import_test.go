@@ -286,9 +286,22 @@ func TestReimportWritesNothing(t *testing.T) {
 			if _, err := db.Export(ctx, &dump, nil); err != nil {
 				t.Fatal(err)
 			}
-			before := fingerprint()
+			imports := func() int {
+				t.Helper()
+				var n int
+				if err := db.GetContext(ctx, &n, "SELECT count(*) FROM data_changes WHERE kind = 'import'"); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			before, recorded := fingerprint(), imports()
 			if _, err := db.Import(ctx, strings.NewReader(dump.String()), nil); err != nil {
 				t.Fatal(err)
+			}
+			// Nor does it record a change, which would make every
+			// instance load everything again.
+			if n := imports(); n != recorded {
+				t.Errorf("re-importing the export recorded %d changes", n-recorded)
 			}
 			if after := fingerprint(); !reflect.DeepEqual(after, before) {
 				for k, v := range after {
@@ -318,6 +331,9 @@ func TestReimportWritesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			after := fingerprint()
+			if n := imports(); n != recorded+1 {
+				t.Errorf("importing a change recorded %d changes, want 1", n-recorded)
+			}
 			added := "trend row " + changed + " 2020-01-01"
 			for k, v := range after {
 				if k != changed && k != added && before[k] != v {

@@ -101,7 +101,17 @@ func (db *DB) importStaged(ctx context.Context, r io.Reader, progress func(lines
 		}
 		now.apply(id, l.slug)
 	}
+	// Nothing left to write (the file holds what the database does):
+	// no write, and no change recorded, which would make every instance
+	// load everything again for nothing.
+	var pending bool
+	if err := conn.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM "+st.flags+") OR EXISTS (SELECT 1 FROM "+st.snapshots+")").Scan(&pending); err != nil {
+		return Imported{}, fmt.Errorf("import: %w", err)
+	}
 	for _, q := range st.copy {
+		if !pending {
+			break
+		}
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return Imported{}, fmt.Errorf("import: %w", err)
 		}
