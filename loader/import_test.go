@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -399,5 +400,85 @@ func TestImportCreatedAtOfTheNearestLine(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestImportAlikeOnBothDatabases: random files (flags on several lines,
+// slugs handed between them, lines with and without createdAt, repeated
+// snapshot days, slug clashes that refuse the whole file) imported in
+// turn into a SQLite and a PostgreSQL database leave both alike: the same
+// files refused at the same line, the same export after each.
+func TestImportAlikeOnBothDatabases(t *testing.T) {
+	if len(loadertest.Sources(t)) < 2 {
+		t.Skip("needs PostgreSQL (FLAGPOLE_TEST_POSTGRES)")
+	}
+	ctx := context.Background()
+	lite, _ := loadertest.Open(t, loader.SQLite)
+	pg, _ := loadertest.Open(t, loader.Postgres)
+	rng := rand.New(rand.NewPCG(7, 11))
+	recent := time.Now().Add(-time.Hour)
+	export := func(db *loader.DB) []map[string]any {
+		t.Helper()
+		var b strings.Builder
+		if _, err := db.Export(ctx, &b, nil); err != nil {
+			t.Fatal(err)
+		}
+		var out []map[string]any
+		for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+			if l == "" {
+				continue
+			}
+			var rec map[string]any
+			if err := json.Unmarshal([]byte(l), &rec); err != nil {
+				t.Fatal(err)
+			}
+			// A flag created by a line without createdAt was created at
+			// the import's own time, a moment apart on the two.
+			if at, _ := time.Parse(time.RFC3339, rec["createdAt"].(string)); at.After(recent) {
+				rec["createdAt"] = "now"
+			}
+			out = append(out, rec)
+		}
+		return out
+	}
+	accepted := 0
+	for round := range 60 {
+		var file strings.Builder
+		for range 1 + rng.IntN(6) {
+			id := rng.IntN(6)
+			slug := id // mostly its own slug, so that most files are taken
+			if rng.IntN(4) == 0 {
+				slug = rng.IntN(8)
+			}
+			created := ""
+			if rng.IntN(2) == 0 {
+				created = fmt.Sprintf(`"createdAt":"2025-0%d-01T00:00:00.%03dZ",`, 1+rng.IntN(9), rng.IntN(1000))
+			}
+			snaps := ""
+			for k := range rng.IntN(3) {
+				if k > 0 {
+					snaps += ","
+				}
+				snaps += fmt.Sprintf(`{"at":"2026-0%d-0%dT00:00:00.000Z","red":%d,"green":%d}`, 1+rng.IntN(2), 1+rng.IntN(3), rng.IntN(9), rng.IntN(9))
+			}
+			fmt.Fprintf(&file, `{"id":"imp-%d","slug":"s-%d","category":"SOCIAL","region":null,%s`+
+				`"text":{"en":"e %d","tr":"t","de":"d","es":"s"},"votes":{"red":%d,"green":%d},"contexts":[],`+
+				`"description":{"tr":null,"en":null,"de":null,"es":null},"snapshots":[%s]}`+"\n",
+				id, slug, created, rng.IntN(100), rng.IntN(50), rng.IntN(50), snaps)
+		}
+		_, errLite := lite.Import(ctx, strings.NewReader(file.String()), nil)
+		_, errPG := pg.Import(ctx, strings.NewReader(file.String()), nil)
+		if (errLite == nil) != (errPG == nil) || errLite != nil && errLite.Error() != errPG.Error() {
+			t.Fatalf("round %d: SQLite %v, PostgreSQL %v, for\n%s", round, errLite, errPG, file.String())
+		}
+		if errLite == nil {
+			accepted++
+		}
+		if a, b := export(lite), export(pg); !reflect.DeepEqual(a, b) {
+			t.Fatalf("round %d: the exports differ after\n%s\nSQLite:     %v\nPostgreSQL: %v", round, file.String(), a, b)
+		}
+	}
+	if accepted < 20 {
+		t.Errorf("only %d of 60 random files were accepted: the rounds test little", accepted)
 	}
 }
