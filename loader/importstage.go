@@ -172,7 +172,8 @@ var stagings = map[Dialect]*staging{
 		flagCols: pgStageLineCols, snapCols: pgStageSnapCols, snapSeq: true,
 		after: pgStageAfter,
 		oneTx: true, dbCounts: true,
-		copy: []string{pgFreeSlugs, pgUpdateFlags, pgInsertFlags, pgCopySnapshots, "INSERT INTO data_changes (kind) VALUES ('import')"},
+		copy: []string{pgCopySnapshotsOfKnown, pgFreeSlugs, pgUpdateFlags, pgInsertFlags, pgCopySnapshotsOfNew,
+			"INSERT INTO data_changes (kind) VALUES ('import')"},
 	},
 }
 

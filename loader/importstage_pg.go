@@ -80,7 +80,7 @@ func pgColumns(p string, compared bool) string {
 // index on a slug that a line of the file moved away (a slug handed from
 // one flag to another, or two flags swapping theirs: the lines did it one
 // step at a time). Then the flags the database has, the new ones, and the
-// snapshots in key order.
+// snapshots (see pgCopySnapshotsOfKnown).
 const pgFreeSlugs = "UPDATE flags f SET slug = chr(1) || f.id FROM pg_temp.import_flags i WHERE f.id = i.id AND f.slug <> i.slug"
 
 var (
@@ -113,8 +113,30 @@ var (
 		"text_es = excluded.text_es, description_tr = excluded.description_tr, description_en = excluded.description_en, " +
 		"description_de = excluded.description_de, description_es = excluded.description_es, contexts = excluded.contexts, " +
 		"red_count = excluded.red_count, green_count = excluded.green_count, created_at = excluded.created_at"
-	pgCopySnapshots = "INSERT INTO flag_snapshots (flag_id, day, red, green) " +
-		"SELECT flag_id, day, red, green FROM pg_temp.import_snapshots ORDER BY flag_id, day " +
+	// The snapshots go in two parts: those of flags the database has
+	// before the flags are written, as a snapshot row's foreign key check
+	// takes a KEY SHARE lock that a vote's update of the counters does not
+	// wait for, so the rows of the changed flags stay locked for the
+	// flags' writes only; then those of the new flags.
+	pgCopySnapshotsOfKnown = pgCopySnapshotsWhere(true)
+	pgCopySnapshotsOfNew   = pgCopySnapshotsWhere(false)
+)
+
+// pgCopySnapshotsWhere copies the staged snapshots (of the flags the
+// database has, where known, taking them out of the staging table so that
+// the second part copies the rest), in key order.
+func pgCopySnapshotsWhere(known bool) string {
+	from := "pg_temp.import_snapshots s"
+	if known {
+		from = "copied s"
+	}
+	q := "INSERT INTO flag_snapshots (flag_id, day, red, green) " +
+		"SELECT s.flag_id, s.day, s.red, s.green FROM " + from + " ORDER BY s.flag_id, s.day " +
 		"ON CONFLICT (flag_id, day) DO UPDATE SET red = excluded.red, green = excluded.green " +
 		"WHERE flag_snapshots.red <> excluded.red OR flag_snapshots.green <> excluded.green"
-)
+	if known {
+		q = "WITH copied AS (DELETE FROM pg_temp.import_snapshots s WHERE EXISTS (SELECT 1 FROM flags f WHERE f.id = s.flag_id) " +
+			"RETURNING s.flag_id, s.day, s.red, s.green) " + q
+	}
+	return q
+}
