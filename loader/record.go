@@ -67,15 +67,6 @@ type flagRow struct {
 	CreatedGiven bool
 }
 
-// createdParam is the line's createdAt as a query parameter: nil when the
-// line has none, so the stored one stays.
-func (f *flagRow) createdParam() any {
-	if !f.CreatedGiven {
-		return nil
-	}
-	return tsText(f.CreatedAt)
-}
-
 var slugPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._~-]*$`)
 
 // parseRecord decodes and checks one line; the error says what is wrong.
