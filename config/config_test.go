@@ -461,3 +461,38 @@ func TestUnknownEnv(t *testing.T) {
 		t.Errorf("the settings' own variables named: %v", got)
 	}
 }
+
+// TestLimitsAtTheirEdges: each bound Validate checks takes its last good
+// value and refuses the next one.
+func TestLimitsAtTheirEdges(t *testing.T) {
+	for _, c := range []struct {
+		key, good, bad string
+	}{
+		{"rate_limit", "1", "0"},
+		{"cache_mb", "0", "-1"},
+		{"cache_mb", "65536", "65537"},
+		{"max_streams_per_key", "1", "0"},
+		{"max_conns", "0", "-1"},
+		{"max_conns_per_ip", "0", "-1"},
+		{"anon_rate_limit", "0", "-1"},
+		{"db_timeout", "100ms", "99ms"},
+		{"read_header_timeout", "1ns", "0s"},
+		{"read_timeout", "1ns", "0s"},
+		{"write_timeout", "1ns", "0s"},
+		{"shutdown_timeout", "1ns", "0s"},
+		{"redis_timeout", "1ns", "0s"},
+	} {
+		for _, v := range []struct {
+			text string
+			ok   bool
+		}{{c.good, true}, {c.bad, false}} {
+			cfg := Default()
+			if err := find(c.key).set(&cfg, v.text); err != nil {
+				t.Fatalf("%s %s: %v", c.key, v.text, err)
+			}
+			if err := cfg.Validate(); (err == nil) != v.ok {
+				t.Errorf("%s %s: Validate %v, want ok %v", c.key, v.text, err, v.ok)
+			}
+		}
+	}
+}
