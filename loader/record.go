@@ -191,7 +191,8 @@ func (f *flagRow) setContexts(r *Record) error {
 // setTimes checks and takes the record's createdAt (now when it has none)
 // and its snapshots.
 func (f *flagRow) setTimes(r *Record) error {
-	f.CreatedAt = time.Now().UTC().Truncate(time.Millisecond)
+	now := time.Now().UTC()
+	f.CreatedAt = now.Truncate(time.Millisecond)
 	if r.CreatedAt != "" {
 		t, err := time.Parse(time.RFC3339Nano, r.CreatedAt)
 		if err != nil {
@@ -199,6 +200,7 @@ func (f *flagRow) setTimes(r *Record) error {
 		}
 		f.CreatedAt, f.CreatedGiven = t.UTC().Truncate(time.Millisecond), true
 	}
+	today := memstore.DayOf(now)
 	for i, s := range r.Snapshots {
 		t, err := time.Parse(time.RFC3339Nano, s.At)
 		if err != nil {
@@ -209,7 +211,7 @@ func (f *flagRow) setTimes(r *Record) error {
 		}
 		// A day not yet begun has no counters; its row would stand in for
 		// the day's snapshot, which never replaces a row it finds.
-		if day := memstore.DayOf(t); day > memstore.DayOf(time.Now()) {
+		if memstore.DayOf(t) > today {
 			return fmt.Errorf("snapshots[%d].at %q: a day after today (UTC); its counters are recorded on the day", i, s.At)
 		}
 		f.Snapshots = append(f.Snapshots, memstore.TrendRow{FlagID: f.ID, Day: memstore.DayOf(t), Red: *s.Red, Green: *s.Green})
